@@ -1,0 +1,79 @@
+// Builds the Express app: global middleware, the console API, the workspace API with one bind
+// per module, the console UI, and the error handler last. It never listens.
+import express, { Router, type Request } from 'express';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { timingSafeEqual } from 'node:crypto';
+import type { AppContext, Module } from './core/context.js';
+import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
+import { cors, jsonBody, loopbackHostGuard } from './core/http.js';
+import { authenticate } from './core/auth.js';
+import { isLoopbackHost } from './config.js';
+
+/** Routes that read their own body (multipart uploads, tus, imports). */
+const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
+
+export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((_req, res, next) => { res.set('X-Content-Type-Options', 'nosniff'); next(); });
+  if (isLoopbackHost(ctx.config.host)) app.use(loopbackHostGuard());
+
+  app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
+
+  // Console API: console token, no cross-origin access.
+  const consoleApi = Router();
+  consoleApi.use(requireConsoleToken(ctx));
+  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); next(); });
+  consoleApi.use(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)));
+  for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);
+  app.use('/api', (req, res, next) => (req.path === '/workspaces' || req.path.startsWith('/workspaces/') ? consoleApi(req, res, next) : next()));
+
+  // Workspace API: CORS for any origin, workspace resolved, token read.
+  const workspaceApi = Router({ mergeParams: true });
+  workspaceApi.use((req, _res, next) => {
+    req.ws = ctx.registry.require((req.params as { appId: string }).appId);
+    req.ws.assertAvailable();
+    next();
+  });
+  workspaceApi.use(jsonBody(ctx.config.jsonLimit, (req) => RAW_BODY_PATHS.some((re) => re.test(req.path))));
+  workspaceApi.use(authenticate);
+  for (const m of modules) {
+    const router = Router({ mergeParams: true });
+    m.workspaceRoutes?.(router, ctx);
+    workspaceApi.use(router);
+  }
+  app.use('/api/app/:appId', cors, workspaceApi);
+  app.use('/api', notFoundHandler);
+
+  // The console UI (renderer/dist), when it has been built.
+  const consoleDist = fileURLToPath(new URL('../renderer/dist', import.meta.url));
+  if (existsSync(join(consoleDist, 'index.html'))) {
+    app.use(express.static(consoleDist, { index: 'index.html' }));
+    app.get(/^\/(?!api\/).*/, (_req, res) => res.sendFile(join(consoleDist, 'index.html')));
+  } else {
+    app.get('/', (_req, res) => {
+      res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Homebase</title>
+<h1>Homebase is running</h1><p>API: <code>/api</code> · health: <a href="/api/health">/api/health</a></p>`);
+    });
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}
+
+function requireConsoleToken(ctx: AppContext) {
+  return (req: Request, _res: unknown, next: (err?: unknown) => void) => {
+    const header = req.headers.authorization ?? '';
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    const expected = Buffer.from(ctx.registry.consoleToken);
+    const given = Buffer.from(m?.[1] ?? '');
+    if (!m || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return next(ApiError.unauthorized('Console token required: Authorization: Bearer <console token>'));
+    }
+    next();
+  };
+}

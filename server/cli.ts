@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// The `homebase` command: parses arguments and hosts the server. `serve` runs it; export and
+// import are added by the test-suite toolkit.
+import { parseArgs } from 'node:util';
+import { startServer, type ServerOptions } from './index.js';
+import { DataFolderLockedError } from './storage/lock.js';
+import { VERSION } from './config.js';
+
+const USAGE = `Usage:
+  homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory]
+                 [--workspace demo] [--admin-email admin@example.com] [--admin-password <pw>]
+                 [--console-token <token>] [--seed fixtures.json] [--token-ttl 900] [--json]
+  homebase --version`;
+
+export const SERVE_OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  data: { type: 'string' },
+  'in-memory': { type: 'boolean' },
+  workspace: { type: 'string' },
+  'admin-email': { type: 'string' },
+  'admin-password': { type: 'string' },
+  'console-token': { type: 'string' },
+  seed: { type: 'string' },
+  'token-ttl': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export class UsageError extends Error {}
+
+export function serveOptions(args: string[]): ServerOptions & { json: boolean } {
+  const { values } = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true });
+  const int = (name: string, v: string | undefined, min: number, max: number) => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  if (values.data && values['in-memory']) throw new UsageError('--data and --in-memory cannot be used together');
+  return {
+    port: int('port', values.port, 0, 65535),
+    host: values.host,
+    data: values.data,
+    inMemory: values['in-memory'],
+    workspace: values.workspace,
+    adminEmail: values['admin-email'],
+    adminPassword: values['admin-password'],
+    consoleToken: values['console-token'],
+    seed: values.seed,
+    tokenTtl: int('token-ttl', values['token-ttl'], 1, 366 * 24 * 3600),
+    json: !!values.json,
+  };
+}
+
+async function serve(args: string[]) {
+  const { json, ...options } = serveOptions(args);
+  const srv = await startServer(options);
+  const workspaces = srv.ctx.registry.list().map((w) => w._id);
+  if (json) {
+    process.stdout.write(JSON.stringify({ url: srv.url, consoleUrl: srv.consoleUrl, consoleToken: srv.consoleToken, workspaces }) + '\n');
+    if (srv.generatedAdmin) process.stderr.write(`Admin of '${srv.generatedAdmin.workspace}': ${srv.generatedAdmin.email} / ${srv.generatedAdmin.password} (generated)\n`);
+  } else {
+    const lines = [
+      `Homebase ${VERSION} is running`,
+      `  API:           ${srv.url}`,
+      `  Console:       ${srv.consoleUrl}`,
+      `  Console token: ${srv.consoleToken}`,
+      `  Workspaces:    ${workspaces.join(', ') || '(none)'}`,
+      `  Data:          ${srv.config.inMemory ? 'in memory (nothing is written to disk)' : srv.config.dataDir}`,
+    ];
+    if (srv.generatedAdmin) lines.push(`  Admin of '${srv.generatedAdmin.workspace}': ${srv.generatedAdmin.email} / ${srv.generatedAdmin.password} (generated; pass --admin-password to choose)`);
+    process.stdout.write(lines.join('\n') + '\n');
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!json) process.stderr.write(`\n${signal}: finishing requests and flushing data...\n`);
+    await srv.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+export const commands: Record<string, (args: string[]) => Promise<void>> = { serve };
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  if (command === '--version' || command === '-v') { process.stdout.write(`${VERSION}\n`); return; }
+  if (!command || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) { process.stdout.write(USAGE + '\n'); return; }
+  const run = commands[command];
+  if (!run) throw new UsageError(`Unknown command '${command}'`);
+  await run(rest);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const known = err instanceof UsageError || err instanceof DataFolderLockedError || (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+  const message = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE' ? `${(err as Error).message}: the port is taken; pass --port 0 for a free one` : (err as Error)?.message ?? String(err);
+  process.stderr.write(`homebase: ${message}\n${err instanceof UsageError ? USAGE + '\n' : ''}`);
+  if (!known && !(err instanceof Error && /Refusing to start/.test(err.message))) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+  process.exit(err instanceof UsageError ? 2 : 1);
+});

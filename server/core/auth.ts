@@ -1,0 +1,71 @@
+// Request authentication for the workspace API: reads the bearer token (if any) into req.auth,
+// and the guards handlers call. A present but bad token is always a 401, even where anonymous
+// access would be allowed.
+import type { Request, RequestHandler } from 'express';
+import { ApiError } from './errors.js';
+import { verifyAccessToken } from '../modules/auth/sessions.js';
+import type { Workspace } from '../storage/workspace.js';
+import type { UserDoc } from '../modules/users/repo.js';
+
+export interface AuthInfo {
+  userId: string;
+  role: string;
+  isAdmin: boolean;
+  sessionId: string;
+  /** The admin behind an impersonation token. */
+  impersonatedBy?: string;
+  user: UserDoc;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The workspace of a `/app/{app_id}` request. */
+    ws: Workspace;
+    /** The signed-in caller, or null for an anonymous request. */
+    auth: AuthInfo | null;
+    /** Access-rule outcome recorded for the request log. */
+    accessRule?: string;
+  }
+}
+
+export function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw ApiError.unauthorized('Malformed Authorization header; use "Bearer <token>"');
+  return m[1];
+}
+
+export async function authenticateToken(ws: Workspace, token: string): Promise<AuthInfo> {
+  const { user, session } = await verifyAccessToken(ws, token);
+  return {
+    userId: user._id,
+    role: user.role,
+    isAdmin: user.role === 'admin',
+    sessionId: session._id,
+    ...(session.impersonatedBy ? { impersonatedBy: session.impersonatedBy } : {}),
+    user,
+  };
+}
+
+export const authenticate: RequestHandler = async (req, _res, next) => {
+  const token = bearerToken(req);
+  req.auth = token ? await authenticateToken(req.ws, token) : null;
+  next();
+};
+
+export function requireUser(req: Request): AuthInfo {
+  if (!req.auth) throw ApiError.unauthorized();
+  return req.auth;
+}
+
+export function requireAdmin(req: Request): AuthInfo {
+  const auth = requireUser(req);
+  if (!auth.isAdmin) throw ApiError.forbidden('An administrator token is required');
+  return auth;
+}
+
+/** The bus actor for a request. */
+export function actorOf(req: Request) {
+  return req.auth ? { _id: req.auth.userId, role: req.auth.role, ...(req.auth.impersonatedBy ? { impersonatedBy: req.auth.impersonatedBy } : {}) } : undefined;
+}

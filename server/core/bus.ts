@@ -1,0 +1,54 @@
+// The one event bus: every change in a workspace is published here, and webhooks, scenarios
+// and realtime subscribe to it. Listeners run after the write is acknowledged and never throw
+// into the publisher.
+import { randomUUID } from 'node:crypto';
+import { logger } from './logger.js';
+import type { EventType } from '../shared/events.js';
+
+export interface Actor { _id: string; role: string; impersonatedBy?: string }
+
+export interface BusEvent<T = Record<string, unknown>> {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  app: string;
+  data: T;
+  /** Record events: the collection's id. */
+  collection?: string;
+  /** Who caused it (absent for anonymous or system changes). Not part of the webhook envelope. */
+  actor?: Actor;
+  /** How many scenario steps deep this change was caused (loop guard). Not part of the envelope. */
+  depth?: number;
+}
+
+export type BusListener = (event: BusEvent) => void | Promise<void>;
+
+export class EventBus {
+  private listeners = new Set<BusListener>();
+
+  subscribe(listener: BusListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  publish(input: Omit<BusEvent, 'id' | 'timestamp'> & { id?: string; timestamp?: string }): BusEvent {
+    const event: BusEvent = { id: input.id ?? `evt_${randomUUID()}`, timestamp: input.timestamp ?? new Date().toISOString(), ...input } as BusEvent;
+    for (const listener of this.listeners) {
+      try {
+        const result = listener(event);
+        if (result && typeof (result as Promise<void>).catch === 'function') {
+          (result as Promise<void>).catch((err) => logger.error({ err, event: event.type }, 'event listener failed'));
+        }
+      } catch (err) {
+        logger.error({ err, event: event.type }, 'event listener failed');
+      }
+    }
+    return event;
+  }
+}
+
+/** The envelope sent to webhooks and given to scenarios (CONTRACT §9). */
+export function envelope(event: BusEvent) {
+  const { id, type, timestamp, app, data, collection } = event;
+  return { id, type, timestamp, app, data, ...(collection !== undefined ? { collection } : {}) };
+}

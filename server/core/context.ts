@@ -1,0 +1,31 @@
+// What every module receives: the configuration, the workspace registry, the event bus, and
+// hooks into the HTTP server (WebSocket upgrades) and shutdown.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Router } from 'express';
+import type { ServerConfig } from '../config.js';
+import type { Registry } from '../storage/registry.js';
+import type { EventBus } from './bus.js';
+
+/** Returns true when it took the upgrade request. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+
+export interface AppContext {
+  config: ServerConfig;
+  registry: Registry;
+  bus: EventBus;
+  upgradeHandlers: UpgradeHandler[];
+  /** Run on shutdown, before the stores are flushed (stop timers, close sockets). */
+  closers: Array<() => void | Promise<void>>;
+}
+
+/** One API group. Routers are mounted in app.ts, in the order of the module list. */
+export interface Module {
+  name: string;
+  /** Routes relative to `/api/app/:appId` (workspace resolved, token read into req.auth). */
+  workspaceRoutes?(router: Router, ctx: AppContext): void;
+  /** Routes relative to `/api/workspaces/:appId` (console token checked, workspace resolved). */
+  consoleRoutes?(router: Router, ctx: AppContext): void;
+  /** Background work (queues, schedules, sockets); runs once the app is built. */
+  start?(ctx: AppContext): void | Promise<void>;
+}

@@ -1,0 +1,95 @@
+// The one error type of the server, its constructors, and the Express error handler.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ERROR_STATUS, type ErrorCode, type FieldError, type ValidationReason } from '../shared/error-codes.js';
+import { logger } from './logger.js';
+import { randomUUID } from 'node:crypto';
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody() {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+
+  static badRequest(message: string, details?: Record<string, unknown>) { return new ApiError('BAD_REQUEST', message, details); }
+  static unauthorized(message = 'Authentication required') { return new ApiError('UNAUTHORIZED', message); }
+  static forbidden(message = 'Insufficient rights') { return new ApiError('FORBIDDEN', message); }
+  static notFound(what = 'Resource', id?: string) {
+    return new ApiError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} '${id}' not found`);
+  }
+  static conflict(message: string, details?: Record<string, unknown>) { return new ApiError('CONFLICT', message, details); }
+  static tooLarge(message = 'Request body too large') { return new ApiError('PAYLOAD_TOO_LARGE', message); }
+  static unsupportedMediaType(message = 'Content-Type must be application/json') { return new ApiError('UNSUPPORTED_MEDIA_TYPE', message); }
+  static rateLimited(retryAfterSeconds: number) {
+    return new ApiError('RATE_LIMITED', 'Too many attempts, try again later', { retryAfter: retryAfterSeconds },
+      { 'Retry-After': String(retryAfterSeconds) });
+  }
+  static unavailable(message = 'The workspace is being restored or imported, retry shortly') { return new ApiError('UNAVAILABLE', message, undefined, { 'Retry-After': '1' }); }
+
+  /** 422 for one field, or several: details carry the first one plus the whole list. */
+  static validation(errors: FieldError[] | FieldError, message?: string) {
+    const list = Array.isArray(errors) ? errors : [errors];
+    const first = list[0];
+    return new ApiError('VALIDATION_ERROR', message ?? describe(list), {
+      field: first.field,
+      reason: first.reason,
+      errors: list.map(({ field, reason, message: m }) => ({ field, reason, ...(m ? { message: m } : {}) })),
+    });
+  }
+  static invalidField(field: string, reason: ValidationReason, message?: string) {
+    return ApiError.validation({ field, reason, message });
+  }
+}
+
+function describe(list: FieldError[]) {
+  const first = list[0];
+  if (!first) return 'Validation failed';
+  const text = first.message ?? `'${first.field}' is ${reasonText[first.reason]}`;
+  return list.length > 1 ? `${text} (and ${list.length - 1} more)` : text;
+}
+
+const reasonText: Record<ValidationReason, string> = {
+  required: 'required', type: 'of the wrong type', enum: 'not one of the allowed values', format: 'badly formatted',
+  too_short: 'too short', too_long: 'too long', read_only: 'read-only', invalid: 'invalid',
+};
+
+/** Last handler for unmatched routes. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
+};
+
+/** Turns anything thrown into the contract's error body; never a stack trace or a path. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const apiError = toApiError(err);
+  if (apiError.status === 500) {
+    const requestId = randomUUID();
+    logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+    apiError.details!.requestId = requestId;
+  }
+  if (res.headersSent) { res.destroy(); return; }
+  if (apiError.headers) res.set(apiError.headers);
+  res.status(apiError.status).json(apiError.toBody());
+};
+
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number; errorType?: string; key?: unknown } | undefined;
+  // body-parser / raw-body errors
+  if (e?.type === 'entity.too.large') return ApiError.tooLarge();
+  if (e?.type === 'entity.parse.failed') return ApiError.badRequest('Request body is not valid JSON');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return ApiError.unsupportedMediaType('Unsupported body encoding');
+  if (e?.type === 'request.aborted') return ApiError.badRequest('Request aborted');
+  if (e?.errorType === 'uniqueViolated') return ApiError.conflict('A unique constraint was violated', { key: e.key as string });
+  const status = e?.status ?? e?.statusCode;
+  if (status && status >= 400 && status < 500) return new ApiError('BAD_REQUEST', 'Bad request');
+  return new ApiError('INTERNAL', 'Internal server error', {});
+}

@@ -1,0 +1,28 @@
+// Identifier generation and the patterns of CONTRACT §6.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 16 characters of [A-Za-z0-9], unbiased; the first is a letter so that every generated id
+ *  also matches ID_PATTERN, the pattern a client-given id must match. */
+export function newId(length = 16): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (out.length === 0 ? byte < 208 : byte < 248) out += ALPHABET[byte % (out.length === 0 ? 52 : 62)];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+export const RESERVED_RECORD_IDS = new Set(['fields', 'views', 'indexes']);
+
+export function isValidId(id: unknown): id is string {
+  return typeof id === 'string' && ID_PATTERN.test(id);
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}

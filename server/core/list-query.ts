@@ -1,0 +1,141 @@
+// The one list-query parser (CONTRACT §6): limit, offset, sort, fields and filter[...] from a
+// query string, into a StoreQuery the store's planner runs. Express 5's default "simple" query
+// parser leaves `filter[age][$gte]` as a flat key, which is parsed here, strictly.
+import { ApiError } from './errors.js';
+import { FILTER_OPERATORS, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../storage/query.js';
+import type { FieldType, ListMeta } from '../shared/models.js';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 100;
+
+const PATH = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
+
+/** Tells the schema type of a field path, when the collection has one. */
+export type TypeOf = (path: string) => FieldType | undefined;
+
+export interface ListQueryOptions {
+  typeOf?: TypeOf;
+  /** Order when the request gives no `sort` (default: createdAt ascending). */
+  defaultSort?: SortKey[];
+}
+
+type RawQuery = Record<string, unknown>;
+
+export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}): StoreQuery {
+  const limit = parseLimit(query.limit);
+  const offset = parseNonNegative(query.offset, 'offset', 0);
+  const sort = query.sort === undefined || query.sort === '' ? (options.defaultSort ?? []) : parseSort(single(query.sort, 'sort'));
+  const fields = query.fields === undefined || query.fields === '' ? undefined : parsePaths(single(query.fields, 'fields'), 'fields');
+  const conditions: Condition[] = [];
+  for (const [key, raw] of Object.entries(query)) {
+    if (!key.startsWith('filter')) continue;
+    const m = FILTER_KEY.exec(key);
+    if (!m) throw ApiError.badRequest(`Malformed filter parameter '${key}'; use filter[field]=value or filter[field][$op]=value`);
+    const [, path, op = '$eq'] = m;
+    assertPath(path, 'filter');
+    conditions.push(buildCondition(path, op, single(raw, key), options.typeOf));
+  }
+  return { conditions, sort, limit, offset, fields };
+}
+
+/** Conditions from a stored object filter (views): `{ role: "admin", age: { "$gte": 25 } }`. */
+export function conditionsFromObject(filter: Record<string, unknown>, typeOf?: TypeOf): Condition[] {
+  const out: Condition[] = [];
+  for (const [path, value] of Object.entries(filter ?? {})) {
+    assertPath(path, 'filter');
+    if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).every((k) => k.startsWith('$'))) {
+      for (const [op, v] of Object.entries(value as Record<string, unknown>)) out.push(buildCondition(path, op, v, typeOf));
+    } else {
+      out.push(buildCondition(path, '$eq', value, typeOf));
+    }
+  }
+  return out;
+}
+
+/** Checks an object filter without running it (views are validated when saved). */
+export function validateObjectFilter(filter: unknown, typeOf?: TypeOf): void {
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw ApiError.invalidField('filter', 'type', "'filter' must be an object");
+  conditionsFromObject(filter as Record<string, unknown>, typeOf);
+}
+
+export function parseSort(raw: string): SortKey[] {
+  return raw.split(',').map((part) => {
+    const p = part.trim();
+    const dir = p.startsWith('-') ? -1 : 1;
+    const path = p.replace(/^[-+]/, '');
+    assertPath(path, 'sort');
+    return { path, dir } as SortKey;
+  });
+}
+
+export function listMeta(total: number, q: Pick<StoreQuery, 'limit' | 'offset'>): ListMeta {
+  return { total, limit: q.limit, offset: q.offset };
+}
+
+function buildCondition(path: string, op: string, raw: unknown, typeOf?: TypeOf): Condition {
+  if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
+    throw ApiError.badRequest(`Unknown filter operator '${op}' on '${path}'; allowed: ${FILTER_OPERATORS.join(' ')}`, { field: path, operator: op });
+  }
+  const type = typeOf?.(path);
+  const fop = op as FilterOp;
+  if (fop === '$exists') return { path, op: fop, values: [parseBool(raw, path)] };
+  if (fop === '$in' || fop === '$nin') {
+    const items = Array.isArray(raw) ? raw : String(raw).split(',');
+    return { path, op: fop, values: items.flatMap((v) => alternatives(v, type, path)) };
+  }
+  return { path, op: fop, values: alternatives(raw, type, path) };
+}
+
+/** The values a filter value may match: coerced by the field's type, or (schemaless) both the
+ *  typed reading of `25` / `true` / `null` and the string itself. Typed JSON values (views) are kept. */
+function alternatives(raw: unknown, type: FieldType | undefined, path: string): unknown[] {
+  if (typeof raw !== 'string') return [raw];
+  if (raw === 'null') return type ? [null] : [null, 'null'];
+  switch (type) {
+    case 'number': case 'integer': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw ApiError.badRequest(`Filter value for '${path}' must be a number`, { field: path });
+      return [n];
+    }
+    case 'boolean': return [parseBool(raw, path)];
+    case undefined: case 'json': case 'array': {
+      const out: unknown[] = [raw];
+      if (raw.trim() !== '' && Number.isFinite(Number(raw))) out.unshift(Number(raw));
+      if (raw === 'true' || raw === 'false') out.unshift(raw === 'true');
+      return out;
+    }
+    default: return [raw];
+  }
+}
+
+function parseBool(raw: unknown, path: string): boolean {
+  if (raw === true || raw === 'true' || raw === '1') return true;
+  if (raw === false || raw === 'false' || raw === '0') return false;
+  throw ApiError.badRequest(`Filter value for '${path}' must be true or false`, { field: path });
+}
+
+function parseLimit(raw: unknown): number {
+  const n = parseNonNegative(raw, 'limit', DEFAULT_LIMIT);
+  return Math.min(n, MAX_LIMIT);
+}
+
+function parseNonNegative(raw: unknown, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const s = single(raw, name);
+  if (!/^\d{1,15}$/.test(s)) throw ApiError.badRequest(`'${name}' must be a non-negative integer`, { field: name });
+  return Number(s);
+}
+
+function parsePaths(raw: string, name: string): string[] {
+  return raw.split(',').map((p) => { const t = p.trim(); assertPath(t, name); return t; });
+}
+
+function assertPath(path: string, name: string) {
+  if (!PATH.test(path)) throw ApiError.badRequest(`Invalid field path '${path}' in ${name}`, { field: name });
+}
+
+function single(raw: unknown, name: string): string {
+  if (typeof raw === 'string') return raw;
+  throw ApiError.badRequest(`'${name}' must be given once, as a string`, { field: name });
+}

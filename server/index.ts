@@ -1,0 +1,117 @@
+// createServer builds the server from options without listening; startServer listens too and
+// is what the CLI, the desktop shell and test suites call.
+import http from 'node:http';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type express from 'express';
+import { resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './config.js';
+import { Registry } from './storage/registry.js';
+import { acquireLock } from './storage/lock.js';
+import { EventBus } from './core/bus.js';
+import type { AppContext } from './core/context.js';
+import { buildApp } from './app.js';
+import { modules } from './modules/index.js';
+import { createWorkspace } from './modules/console/service.js';
+
+export type { ServerOptions, ServerConfig };
+
+export interface HomebaseServer {
+  app: express.Express;
+  ctx: AppContext;
+  config: ServerConfig;
+  consoleToken: string;
+  /** Set on the first start of an empty data folder when no admin password was given. */
+  generatedAdmin?: { workspace: string; email: string; password: string };
+  close(): Promise<void>;
+}
+
+export async function createServer(options: ServerOptions = {}): Promise<HomebaseServer> {
+  const config = resolveConfig(options);
+  let releaseLock: (() => void) | undefined;
+  if (config.dataDir) {
+    mkdirSync(config.dataDir, { recursive: true });
+    releaseLock = acquireLock(config.dataDir);
+  }
+  try {
+    const registry = await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
+    const ctx: AppContext = { config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] };
+    const app = buildApp(ctx, modules);
+    for (const m of modules) await m.start?.(ctx);
+
+    let generatedAdmin: HomebaseServer['generatedAdmin'];
+    if (registry.list().length === 0) {
+      if (!config.adminPassword && !isLoopbackHost(config.host)) {
+        throw new Error(`Refusing to start on non-loopback host ${config.host} without an admin password: pass --admin-password or set HOMEBASE_ADMIN_PASSWORD.`);
+      }
+      const { generatedPassword } = await createWorkspace(ctx, {
+        _id: config.workspace, name: config.workspace,
+        admin: { email: config.adminEmail, ...(config.adminPassword ? { password: config.adminPassword } : {}) },
+      });
+      if (generatedPassword) generatedAdmin = { workspace: config.workspace, email: config.adminEmail, password: generatedPassword };
+    }
+
+    let closed: Promise<void> | undefined;
+    const close = () => (closed ??= (async () => {
+      for (const c of ctx.closers.splice(0)) await c();
+      await registry.close();
+      releaseLock?.();
+    })());
+    return { app, ctx, config, consoleToken: registry.consoleToken, generatedAdmin, close };
+  } catch (err) {
+    releaseLock?.();
+    throw err;
+  }
+}
+
+export interface StartedServer extends HomebaseServer {
+  server: http.Server;
+  port: number;
+  /** `http://host:port/api` */
+  url: string;
+  /** `http://host:port` */
+  consoleUrl: string;
+  workspaces: string[];
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<StartedServer> {
+  const base = await createServer(options);
+  const server = http.createServer({ keepAliveTimeout: 5000 }, base.app);
+  server.on('upgrade', (req, socket, head) => {
+    for (const handle of base.ctx.upgradeHandlers) if (handle(req, socket, head)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(base.config.port, base.config.host, () => { server.off('error', reject); resolve(); });
+    });
+  } catch (err) {
+    await base.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = base.config.host.includes(':') ? `[${base.config.host}]` : base.config.host;
+  const consoleUrl = `http://${hostForUrl}:${port}`;
+
+  // Stop accepting, close sockets, let in-flight requests finish, then flush the stores.
+  let stopping: Promise<void> | undefined;
+  const close = () => (stopping ??= (async () => {
+    const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    for (const c of base.ctx.closers.splice(0)) await c();
+    await serverClosed;
+    clearTimeout(force);
+    await base.close();
+  })());
+
+  return {
+    ...base,
+    server,
+    port,
+    url: `${consoleUrl}/api`,
+    consoleUrl,
+    workspaces: base.ctx.registry.list().map((w) => w._id),
+    close,
+  };
+}

@@ -1,0 +1,45 @@
+// The console API (CONTRACT §2), server level: health, workspaces, admin tokens.
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { AppContext, Module } from '../../core/context.js';
+import { parseBody } from '../../core/validate.js';
+import { ID_PATTERN } from '../../core/ids.js';
+import { createWorkspace, mintAdminToken } from './service.js';
+import { publicUser } from '../users/repo.js';
+
+const NewWorkspaceBody = z.object({
+  _id: z.string().regex(ID_PATTERN, 'must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$'),
+  name: z.string().min(1).max(200).optional(),
+  admin: z.object({
+    email: z.email(),
+    password: z.string().min(8).max(200).optional(),
+    name: z.string().max(200).optional(),
+  }).optional(),
+});
+
+export const consoleModule: Module = {
+  name: 'console',
+  consoleRoutes(router: Router, ctx: AppContext) {
+    router.get('/workspaces', (_req, res) => {
+      res.json({ data: ctx.registry.list(), meta: { total: ctx.registry.list().length, limit: ctx.registry.list().length, offset: 0 } });
+    });
+
+    router.post('/workspaces', async (req, res) => {
+      const body = parseBody(NewWorkspaceBody, req.body);
+      const { ws, admin, generatedPassword } = await createWorkspace(ctx, body);
+      res.status(201).json({
+        _id: ws.id, name: ws.settings.data.name, createdAt: ws.settings.data.createdAt,
+        admin: { ...publicUser(admin), ...(generatedPassword ? { password: generatedPassword } : {}) },
+      });
+    });
+
+    router.delete('/workspaces/:appId', async (req, res) => {
+      await ctx.registry.delete(req.ws.id);
+      res.status(204).end();
+    });
+
+    router.post('/workspaces/:appId/token', async (req, res) => {
+      res.json(await mintAdminToken(ctx, req.ws));
+    });
+  },
+};

@@ -1,0 +1,67 @@
+// The users store of a workspace: documents with a bcrypt hash that never leaves this module
+// except in a console export. Used by the users, auth and console modules.
+import bcrypt from 'bcrypt';
+import type { Workspace } from '../../storage/workspace.js';
+import type { DocStore } from '../../storage/doc-store.js';
+import { ApiError } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import type { User } from '../../shared/models.js';
+
+export interface UserDoc extends User { passwordHash: string; [key: string]: unknown }
+
+export async function usersStore(ws: Workspace): Promise<DocStore> {
+  const store = await ws.store('users');
+  if (!store.hasIndex('email')) await store.ensureIndex({ fieldName: 'email', unique: true });
+  return store;
+}
+
+export function normalizeEmail(email: string): string { return email.trim().toLowerCase(); }
+
+/** The user as the API shows it: never the hash. */
+export function publicUser(doc: Record<string, unknown>): User {
+  const { passwordHash: _omit, ...rest } = doc as UserDoc;
+  return rest as User;
+}
+
+export function hashPassword(password: string, cost: number): Promise<string> {
+  return bcrypt.hash(password, cost); // native bcrypt runs on libuv's pool: other requests go on
+}
+
+export function verifyPassword(password: string, hash: string): Promise<boolean> {
+  return bcrypt.compare(password, hash);
+}
+
+export async function findUserByEmail(ws: Workspace, email: string): Promise<UserDoc | undefined> {
+  return (await usersStore(ws)).findBy('email', normalizeEmail(email))[0] as UserDoc | undefined;
+}
+
+export async function findUser(ws: Workspace, id: string): Promise<UserDoc | undefined> {
+  return (await usersStore(ws)).get(id) as UserDoc | undefined;
+}
+
+export interface NewUser { email: string; password: string; name?: string; role?: string; [key: string]: unknown }
+
+/** Inserts a user; 409 when the email is taken. */
+export async function insertUser(ws: Workspace, input: NewUser, cost: number): Promise<UserDoc> {
+  const store = await usersStore(ws);
+  const email = normalizeEmail(input.email);
+  if (store.findBy('email', email).length) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
+  const { password, ...profile } = input;
+  const now = nowIso();
+  const doc: UserDoc = {
+    ...profile,
+    _id: newId(),
+    email,
+    name: input.name ?? '',
+    role: input.role ?? 'user',
+    passwordHash: await hashPassword(password, cost),
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    return (await store.insert(doc)) as UserDoc;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
+    throw err;
+  }
+}

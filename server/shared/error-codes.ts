@@ -1,0 +1,28 @@
+// The catalog of error codes (CONTRACT §3). Browser-safe: the console imports it too.
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_ERROR: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Reasons a VALIDATION_ERROR may carry in `details.reason`. */
+export const VALIDATION_REASONS = [
+  'required', 'type', 'enum', 'format', 'too_short', 'too_long', 'read_only', 'invalid',
+] as const;
+export type ValidationReason = (typeof VALIDATION_REASONS)[number];
+
+export interface FieldError { field: string; reason: ValidationReason; message?: string }
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}

@@ -1,0 +1,221 @@
+// The query planner and executor for list requests. nedb's own cursor matches, copies and
+// sorts every candidate; this reads nedb's in-memory indexes directly instead:
+//  - an equality / $in condition on an indexed field narrows the candidates to that index's bucket;
+//  - a sort whose first key has an index is answered by walking that index in order and
+//    stopping after offset + limit matches;
+//  - totals are counted without copying, and an equality bucket's length is its total;
+//  - otherwise matches are gathered and only the top offset + limit are kept.
+// Only the page that is returned is ever copied (by projection) or serialised.
+import model from '@seald-io/nedb/lib/model.js';
+import type { AvlNode, NedbEngine, NedbIndex } from './nedb-types.js';
+
+export type Doc = Record<string, unknown> & { _id: string };
+
+export const FILTER_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$contains', '$startsWith'] as const;
+export type FilterOp = (typeof FILTER_OPERATORS)[number];
+
+/** One condition. `values` are the alternatives a value may match (a coerced value and, for
+ *  schemaless fields, its string form); for `$exists` a single boolean. */
+export interface Condition { path: string; op: FilterOp; values: unknown[] }
+export interface SortKey { path: string; dir: 1 | -1 }
+
+export interface StoreQuery {
+  conditions: Condition[];
+  sort: SortKey[];
+  limit: number;
+  offset: number;
+  /** Return only these paths (plus `_id`). */
+  fields?: string[];
+}
+
+export interface QueryResult { data: Doc[]; total: number }
+
+/** Default order of lists: creation time, then id. */
+export const DEFAULT_SORT: SortKey[] = [{ path: 'createdAt', dir: 1 }];
+
+/** Below this many candidates, gathering and sorting beats walking a sort index. */
+const SCAN_THRESHOLD = 512;
+
+const compareThings = model.compareThings;
+export const getPath = (doc: unknown, path: string): unknown =>
+  path.indexOf('.') === -1 ? (doc as Record<string, unknown>)[path] : model.getDotValue(doc, path);
+
+export function runQuery(engine: NedbEngine, totalDocs: number, q: StoreQuery): QueryResult {
+  const sort = q.sort.length ? q.sort : DEFAULT_SORT;
+  const want = q.offset + q.limit;
+
+  // 1. The narrowest equality bucket among indexed conditions.
+  let candidates: Doc[] | null = null;
+  let covered: Condition | null = null;
+  for (const c of q.conditions) {
+    if (c.op !== '$eq' && c.op !== '$in') continue;
+    const index = singleIndex(engine, c.path);
+    if (!index || c.values.some(isObjectLike)) continue;
+    const bucket = index.getMatching(c.values.length === 1 ? c.values[0] : c.values) as Doc[];
+    if (!candidates || bucket.length < candidates.length) { candidates = bucket; covered = c; }
+  }
+  const rest = covered ? q.conditions.filter((c) => c !== covered) : q.conditions;
+  const matchRest = compileMatcher(rest);
+  const matchAll = compileMatcher(q.conditions);
+  const candidateCount = candidates ? candidates.length : totalDocs;
+  const pool = () => candidates ?? (engine.getAllData() as Doc[]);
+
+  const countMatches = () => {
+    if (rest.length === 0) return candidateCount;
+    let n = 0;
+    for (const d of pool()) if (matchRest(d)) n++;
+    return n;
+  };
+
+  if (q.limit === 0) return { data: [], total: countMatches() };
+
+  const sortIndex = orderedIndex(engine, sort[0].path);
+  const cmp = comparator(sort);
+  let page: Doc[];
+  let total: number;
+  if (sortIndex && candidateCount > SCAN_THRESHOLD && want <= candidateCount) {
+    page = scanInOrder(sortIndex, sort, matchAll, want);
+    total = countMatches();
+  } else {
+    const matched: Doc[] = [];
+    for (const d of pool()) if (matchRest(d)) matched.push(d);
+    total = matched.length;
+    page = topK(matched, cmp, want);
+  }
+  page = page.slice(q.offset);
+  return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total };
+}
+
+function isObjectLike(v: unknown) { return v !== null && typeof v === 'object'; }
+
+function singleIndex(engine: NedbEngine, path: string): NedbIndex | undefined {
+  const index = engine.indexes[path];
+  return index && index._fields.length === 1 ? index : undefined;
+}
+
+/** An index that holds every document (not sparse) can stand for an ordering. */
+function orderedIndex(engine: NedbEngine, path: string): NedbIndex | undefined {
+  const index = singleIndex(engine, path);
+  return index && !index.sparse ? index : undefined;
+}
+
+export function comparator(sort: SortKey[]) {
+  return (a: Doc, b: Doc): number => {
+    for (const { path, dir } of sort) {
+      const r = compareThings(getPath(a, path), getPath(b, path));
+      if (r !== 0) return r * dir;
+    }
+    return a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+  };
+}
+
+/** Walks the index in the sort's direction, stopping once `want` matches are found. Documents
+ *  that share a key are ordered by the remaining sort keys, then id. */
+function scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number): Doc[] {
+  const out: Doc[] = [];
+  const seen = new Set<string>();
+  const tieCmp = comparator(sort.slice(1));
+  const descending = sort[0].dir === -1;
+  const stack: AvlNode[] = [];
+  let node: AvlNode | null | undefined = Object.prototype.hasOwnProperty.call(index.tree.tree, 'key') ? index.tree.tree : null;
+  while ((node || stack.length) && out.length < want) {
+    while (node) { stack.push(node); node = descending ? node.right : node.left; }
+    const current = stack.pop()!;
+    const hits: Doc[] = [];
+    for (const d of current.data as Doc[]) {
+      if (!seen.has(d._id) && match(d)) { seen.add(d._id); hits.push(d); }
+    }
+    if (hits.length > 1) hits.sort(tieCmp);
+    for (const d of hits) { out.push(d); if (out.length === want) break; }
+    node = descending ? current.left : current.right;
+  }
+  return out;
+}
+
+/** The first `k` of `docs` in `cmp` order; keeps a small sorted buffer instead of sorting all. */
+export function topK(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Doc[] {
+  if (docs.length <= k * 4 || k > 1000) return docs.sort(cmp).slice(0, k);
+  const best: Doc[] = [];
+  for (const d of docs) {
+    if (best.length === k) {
+      if (cmp(d, best[k - 1]) >= 0) continue;
+      best.pop();
+    }
+    let lo = 0, hi = best.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (cmp(best[mid], d) <= 0) lo = mid + 1; else hi = mid; }
+    best.splice(lo, 0, d);
+  }
+  return best;
+}
+
+export function project(doc: Doc, fields: string[]): Doc {
+  const out: Record<string, unknown> = { _id: doc._id };
+  for (const f of fields) {
+    const v = getPath(doc, f);
+    if (v === undefined) continue;
+    const parts = f.split('.');
+    let target = out;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const next = target[parts[i]];
+      target = (next && typeof next === 'object' ? next : (target[parts[i]] = {})) as Record<string, unknown>;
+    }
+    target[parts[parts.length - 1]] = v;
+  }
+  return out as Doc;
+}
+
+// ---- matching -------------------------------------------------------------------------
+
+export function compileMatcher(conditions: Condition[]): (doc: Doc) => boolean {
+  if (conditions.length === 0) return () => true;
+  const tests = conditions.map(compileCondition);
+  if (tests.length === 1) return tests[0];
+  return (doc) => { for (const t of tests) if (!t(doc)) return false; return true; };
+}
+
+function compileCondition(c: Condition): (doc: Doc) => boolean {
+  const { path, values } = c;
+  const get = (doc: Doc) => getPath(doc, path);
+  switch (c.op) {
+    case '$eq': case '$in': return (d) => equalsAny(get(d), values);
+    case '$ne': case '$nin': return (d) => !equalsAny(get(d), values);
+    case '$exists': { const want = values[0] !== false; return (d) => (get(d) !== undefined) === want; }
+    case '$gt': return (d) => comparesAny(get(d), values, (r) => r > 0);
+    case '$gte': return (d) => comparesAny(get(d), values, (r) => r >= 0);
+    case '$lt': return (d) => comparesAny(get(d), values, (r) => r < 0);
+    case '$lte': return (d) => comparesAny(get(d), values, (r) => r <= 0);
+    case '$contains': {
+      const needles = values.map((v) => String(v).toLowerCase());
+      return (d) => {
+        const v = get(d);
+        if (typeof v === 'string') { const s = v.toLowerCase(); return needles.some((n) => s.includes(n)); }
+        if (Array.isArray(v)) return v.some((e) => equalsAny(e, values));
+        return false;
+      };
+    }
+    case '$startsWith': {
+      const prefixes = values.map((v) => String(v).toLowerCase());
+      return (d) => { const v = get(d); return typeof v === 'string' && prefixes.some((p) => v.toLowerCase().startsWith(p)); };
+    }
+  }
+}
+
+function equalsAny(v: unknown, alternatives: unknown[]): boolean {
+  if (Array.isArray(v)) return v.some((e) => equalsAny(e, alternatives)) || alternatives.some((a) => deepEqual(v, a));
+  for (const a of alternatives) if (v === a || (isObjectLike(v) && deepEqual(v, a))) return true;
+  return false;
+}
+
+/** Range comparisons only compare values of the same kind (number with number, string with string). */
+function comparesAny(v: unknown, alternatives: unknown[], ok: (r: number) => boolean): boolean {
+  if (Array.isArray(v)) return v.some((e) => comparesAny(e, alternatives, ok));
+  if (v === undefined || v === null) return false;
+  for (const a of alternatives) {
+    if (typeof a === typeof v && a !== null && ok(compareThings(v, a))) return true;
+  }
+  return false;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,93 @@
+// The workspace registry: which workspaces exist (lowdb `homebase.json` in the data folder),
+// the console token, and the open Workspace objects. Lifecycle listeners let modules start and
+// stop per-workspace work (delivery queues, schedules, sockets).
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { SettingsStore } from './settings-store.js';
+import { Workspace } from './workspace.js';
+import { ApiError } from '../core/errors.js';
+import { isValidId } from '../core/ids.js';
+import type { WorkspaceInfo } from '../shared/models.js';
+
+interface RegistryData { consoleToken: string; workspaces: WorkspaceInfo[] }
+
+export interface WorkspaceLifecycle {
+  opened?(ws: Workspace): void | Promise<void>;
+  closing?(ws: Workspace): void | Promise<void>;
+  deleted?(ws: Workspace): void | Promise<void>;
+}
+
+export class Registry {
+  private open = new Map<string, Workspace>();
+  private listeners: WorkspaceLifecycle[] = [];
+
+  private constructor(
+    private readonly dataDir: string | undefined,
+    private readonly store: SettingsStore<RegistryData>,
+    private readonly compactEvery: number,
+  ) {}
+
+  static async load(dataDir: string | undefined, consoleToken: string | undefined, compactEvery: number): Promise<Registry> {
+    if (dataDir) await mkdir(join(dataDir, 'workspaces'), { recursive: true });
+    const store = await SettingsStore.open<RegistryData>(dataDir && join(dataDir, 'homebase.json'),
+      { consoleToken: '', workspaces: [] });
+    const token = consoleToken ?? (store.data.consoleToken || `hb_console_${randomBytes(24).toString('base64url')}`);
+    if (token !== store.data.consoleToken) await store.update((d) => { d.consoleToken = token; });
+    if (dataDir) await chmod(join(dataDir, 'homebase.json'), 0o600); // it holds the console token
+    const registry = new Registry(dataDir, store, compactEvery);
+    for (const info of store.data.workspaces) {
+      registry.open.set(info._id, await Workspace.open(info._id, registry.dirOf(info._id), { name: info.name }, compactEvery));
+    }
+    return registry;
+  }
+
+  get consoleToken(): string { return this.store.data.consoleToken; }
+
+  /** Registers lifecycle listeners; `opened` runs at once for the workspaces already open. */
+  async listen(listener: WorkspaceLifecycle): Promise<void> {
+    this.listeners.push(listener);
+    for (const ws of this.open.values()) await listener.opened?.(ws);
+  }
+
+  list(): WorkspaceInfo[] { return this.store.data.workspaces.map((w) => ({ ...w })); }
+
+  get(id: string): Workspace | undefined { return this.open.get(id); }
+
+  require(id: string): Workspace {
+    const ws = this.open.get(id);
+    if (!ws) throw ApiError.notFound('Workspace', id);
+    return ws;
+  }
+
+  async create(id: string, name: string): Promise<Workspace> {
+    if (!isValidId(id)) throw ApiError.invalidField('_id', 'format', "'_id' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$");
+    if (this.open.has(id)) throw ApiError.conflict(`Workspace '${id}' already exists`);
+    const ws = await Workspace.open(id, this.dirOf(id), { name }, this.compactEvery);
+    this.open.set(id, ws);
+    const info: WorkspaceInfo = { _id: id, name, createdAt: ws.settings.data.createdAt };
+    await this.store.update((d) => { d.workspaces.push(info); });
+    for (const l of this.listeners) await l.opened?.(ws);
+    return ws;
+  }
+
+  async delete(id: string): Promise<void> {
+    const ws = this.require(id);
+    for (const l of this.listeners) await l.closing?.(ws);
+    this.open.delete(id);
+    await this.store.update((d) => { d.workspaces = d.workspaces.filter((w) => w._id !== id); });
+    await ws.close();
+    for (const l of this.listeners) await l.deleted?.(ws);
+    if (ws.dir) await rm(ws.dir, { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.open.values()) for (const l of this.listeners) await l.closing?.(ws);
+    await Promise.all([...this.open.values()].map((ws) => ws.close()));
+    await this.store.flush();
+  }
+
+  private dirOf(id: string): string | undefined {
+    return this.dataDir && join(this.dataDir, 'workspaces', id);
+  }
+}

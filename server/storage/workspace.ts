@@ -1,0 +1,120 @@
+// One workspace: its settings (lowdb), its document stores (nedb, opened lazily), its keys and
+// its files folder. Everything a workspace holds lives under its own folder, so deleting,
+// snapshotting or exporting it never touches another.
+import { mkdir, readdir, readFile, writeFile, rm, chmod } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DocStore } from './doc-store.js';
+import { SettingsStore } from './settings-store.js';
+import { ApiError } from '../core/errors.js';
+import type { CollectionDef } from '../shared/models.js';
+
+export interface WorkspaceSettings {
+  name: string;
+  createdAt: string;
+  collections: CollectionDef[];
+  /** The admin created with the workspace; reset keeps it. */
+  firstAdminId?: string;
+  [key: string]: unknown;
+}
+
+export interface WorkspaceKeys {
+  /** HS256 signing key of access tokens. */
+  jwtSecret: string;
+  /** AES-256-GCM key for secrets at rest (base64). */
+  encryptionKey: string;
+}
+
+/** Store names are `users`, `sessions`, ... or `collections/<id>` for a collection's records. */
+const STORE_NAME = /^(?:[a-z][a-z0-9_-]*|collections\/[A-Za-z][A-Za-z0-9_-]{0,63})$/;
+
+export class Workspace {
+  private stores = new Map<string, Promise<DocStore>>();
+  /** Set while a restore or import swaps the content: requests get 503. */
+  busy = false;
+
+  private constructor(
+    readonly id: string,
+    readonly dir: string | undefined,
+    readonly settings: SettingsStore<WorkspaceSettings>,
+    readonly keys: WorkspaceKeys,
+    private readonly compactEvery: number,
+  ) {}
+
+  static async open(id: string, dir: string | undefined, init: { name: string }, compactEvery: number): Promise<Workspace> {
+    if (dir) await mkdir(join(dir, 'stores'), { recursive: true });
+    if (dir) await mkdir(join(dir, 'collections'), { recursive: true });
+    const settings = await SettingsStore.open<WorkspaceSettings>(dir && join(dir, 'settings.json'),
+      { name: init.name, createdAt: new Date().toISOString(), collections: [] });
+    const keys = await loadKeys(dir);
+    if (dir && !existsSync(join(dir, 'settings.json'))) await settings.update(() => undefined);
+    return new Workspace(id, dir, settings, keys, compactEvery);
+  }
+
+  get inMemory(): boolean { return this.dir === undefined; }
+
+  /** The folder for this workspace's uploaded files (created on demand); undefined in memory. */
+  get filesDir(): string | undefined { return this.dir && join(this.dir, 'files'); }
+
+  /** A document store, opened (and loaded) on first use. */
+  store(name: string): Promise<DocStore> {
+    let store = this.stores.get(name);
+    if (!store) {
+      if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
+      store = DocStore.open({ filename: this.storeFile(name), compactEvery: this.compactEvery });
+      store.catch(() => this.stores.delete(name));
+      this.stores.set(name, store);
+    }
+    return store;
+  }
+
+  /** The records of a collection. */
+  records(collectionId: string): Promise<DocStore> { return this.store(`collections/${collectionId}`); }
+
+  /** Names of every store this workspace has, open or only on disk. */
+  async storeNames(): Promise<string[]> {
+    const names = new Set(this.stores.keys());
+    if (this.dir) {
+      for (const f of await readdir(join(this.dir, 'stores')).catch(() => [] as string[])) if (f.endsWith('.db')) names.add(f.slice(0, -3));
+      for (const f of await readdir(join(this.dir, 'collections')).catch(() => [] as string[])) if (f.endsWith('.db')) names.add(`collections/${f.slice(0, -3)}`);
+    }
+    return [...names].sort();
+  }
+
+  /** Deletes a store and its file (a dropped collection). */
+  async dropStore(name: string): Promise<void> {
+    const store = this.stores.get(name);
+    this.stores.delete(name);
+    if (store) await (await store).drop();
+    else if (this.dir) await rm(this.storeFile(name)!, { force: true });
+  }
+
+  /** Fails with 503 while the workspace is being restored or imported. */
+  assertAvailable(): void { if (this.busy) throw ApiError.unavailable(); }
+
+  async close(): Promise<void> {
+    const all = [...this.stores.values()];
+    await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.close()));
+    await this.settings.flush();
+  }
+
+  private storeFile(name: string): string | undefined {
+    if (!this.dir) return undefined;
+    return name.startsWith('collections/') ? join(this.dir, 'collections', `${name.slice(12)}.db`) : join(this.dir, 'stores', `${name}.db`);
+  }
+}
+
+async function loadKeys(dir: string | undefined): Promise<WorkspaceKeys> {
+  const fresh = (): WorkspaceKeys => ({ jwtSecret: randomBytes(48).toString('base64url'), encryptionKey: randomBytes(32).toString('base64') });
+  if (!dir) return fresh();
+  const file = join(dir, 'keys.json');
+  try {
+    return { ...JSON.parse(await readFile(file, 'utf8')) } as WorkspaceKeys;
+  } catch {
+    const keys = fresh();
+    await writeFile(file, JSON.stringify(keys), { mode: 0o600 });
+    await chmod(file, 0o600);
+    return keys;
+  }
+}

@@ -1,0 +1,66 @@
+// The one test harness: a real server on an ephemeral port (in memory unless a data folder is
+// given), a fetch wrapper, and an admin token for the default workspace.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type ServerOptions, type StartedServer } from '../index.js';
+
+export interface Res<T = any> { status: number; body: T; headers: Headers; text: string }
+
+export interface RequestOptions { token?: string | null; body?: unknown; headers?: Record<string, string>; raw?: BodyInit }
+
+export interface TestServer {
+  srv: StartedServer;
+  /** `http://127.0.0.1:PORT/api` */
+  url: string;
+  /** `${url}/app/${workspace}` */
+  api: string;
+  workspace: string;
+  consoleToken: string;
+  adminToken: string;
+  adminEmail: string;
+  adminPassword: string;
+  /** A request to the workspace API; the admin token is sent unless `token` says otherwise (null: none). */
+  req<T = any>(method: string, path: string, options?: RequestOptions): Promise<Res<T>>;
+  /** A request to the console API (`/api/...`) with the console token. */
+  consoleReq<T = any>(method: string, path: string, body?: unknown): Promise<Res<T>>;
+  close(): Promise<void>;
+}
+
+export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
+
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const srv = await startServer({
+    port: 0, inMemory: options.data === undefined, bcryptCost: 4, loginRateLimit: false,
+    adminEmail: TEST_ADMIN.email, adminPassword: TEST_ADMIN.password, ...options,
+  });
+  const workspace = options.workspace ?? 'demo';
+  const api = `${srv.url}/app/${workspace}`;
+  const send = async (method: string, url: string, token: string | null | undefined, options: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: BodyInit | undefined = options.raw;
+    if (options.body !== undefined) { body = JSON.stringify(options.body); headers['content-type'] ??= 'application/json'; }
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+    return { status: res.status, body: parsed as any, headers: res.headers, text };
+  };
+  const tokenRes = await send('POST', `${srv.url}/workspaces/${workspace}/token`, srv.consoleToken);
+  if (tokenRes.status !== 200) throw new Error(`could not mint an admin token: ${tokenRes.text}`);
+  const t: TestServer = {
+    srv, url: srv.url, api, workspace, consoleToken: srv.consoleToken, adminToken: tokenRes.body.token,
+    adminEmail: options.adminEmail ?? TEST_ADMIN.email, adminPassword: options.adminPassword ?? TEST_ADMIN.password,
+    req: (method, path, o = {}) => send(method, `${api}${path}`, o.token === undefined ? t.adminToken : o.token, o),
+    consoleReq: (method, path, body) => send(method, `${srv.url}${path}`, srv.consoleToken, body === undefined ? {} : { body }),
+    close: () => srv.close(),
+  };
+  return t;
+}
+
+/** A fresh temporary data folder, removed by the returned function. */
+export function tempDataDir(prefix = 'homebase-test-'): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
