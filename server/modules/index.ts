@@ -1,7 +1,27 @@
 // The API groups, in mount order. One line per module: app.ts binds them all.
 import type { Module } from '../core/context.js';
 import { consoleModule } from './console/routes.js';
+import { testingModule } from './testing/routes.js';
+import { authModule } from './auth/routes.js';
+import { usersModule } from './users/routes.js';
+import { databaseModule } from './database/routes.js';
+import { storageModule } from './storage/routes.js';
+import { chatsModule } from './chats/routes.js';
+import { realtimeModule } from './realtime/routes.js';
+import { webhooksModule } from './webhooks/routes.js';
+import { scenariosModule } from './scenarios/routes.js';
+import { credentialsModule } from './credentials/routes.js';
 
 export const modules: Module[] = [
   consoleModule,
+  testingModule,
+  authModule,
+  usersModule,
+  databaseModule,
+  storageModule,
+  chatsModule,
+  realtimeModule,
+  webhooksModule,
+  scenariosModule,
+  credentialsModule,
 ];

@@ -1,0 +1,4 @@
+// The realtime API group: routes are added by its issue.
+import type { Module } from '../../core/context.js';
+
+export const realtimeModule: Module = { name: 'realtime' };

@@ -1,0 +1,4 @@
+// The scenarios API group: routes are added by its issue.
+import type { Module } from '../../core/context.js';
+
+export const scenariosModule: Module = { name: 'scenarios' };
