@@ -16,6 +16,9 @@ export interface WorkspaceLifecycle {
   opened?(ws: Workspace): void | Promise<void>;
   closing?(ws: Workspace): void | Promise<void>;
   deleted?(ws: Workspace): void | Promise<void>;
+  /** The workspace's content was swapped wholesale (reset, snapshot restore, import): drop caches,
+   *  re-read schedules, close subscriptions that may no longer be allowed. */
+  replaced?(ws: Workspace): void | Promise<void>;
 }
 
 export class Registry {
@@ -79,6 +82,11 @@ export class Registry {
     await ws.close();
     for (const l of this.listeners) await l.deleted?.(ws);
     if (ws.dir) await rm(ws.dir, { recursive: true, force: true });
+  }
+
+  /** Tells listeners that a workspace's content was replaced (reset, restore, import). */
+  async notifyReplaced(ws: Workspace): Promise<void> {
+    for (const l of this.listeners) await l.replaced?.(ws);
   }
 
   async close(): Promise<void> {
