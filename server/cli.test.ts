@@ -1,0 +1,140 @@
+// The CLI as a process: start line, graceful stop, the data-folder lock, and durability across kill -9.
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { serveJson, spawnCli, exited } from './test/spawn.js';
+import { tempDataDir } from './test/harness.js';
+
+const children: ChildProcess[] = [];
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const f of cleanups.splice(0)) f();
+});
+
+function tmp() { const d = tempDataDir(); cleanups.push(d.remove); return d.dir; }
+
+async function serve(args: string[]) {
+  const s = await serveJson(args);
+  children.push(s.child);
+  return s;
+}
+
+async function adminToken(line: { url: string; consoleToken: string }) {
+  const res = await fetch(`${line.url}/workspaces/demo/token`, { method: 'POST', headers: { authorization: `Bearer ${line.consoleToken}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()).token as string;
+}
+
+describe('homebase serve', () => {
+  it('prints exactly one JSON start line and serves health', async () => {
+    const dir = tmp();
+    const { line, child } = await serve(['--port', '0', '--data', dir, '--admin-password', 'secret-pass-1']);
+    expect(Object.keys(line).sort()).toEqual(['consoleToken', 'consoleUrl', 'url', 'workspaces']);
+    expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    expect(line.consoleUrl).toBe(line.url.replace(/\/api$/, ''));
+    expect(line.workspaces).toEqual(['demo']);
+    expect((await (await fetch(`${line.url}/health`)).json()).status).toBe('ok');
+    const done = exited(child);
+    child.kill('SIGTERM');
+    const { code, stdout } = await done;
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it('runs through `npm run --silent serve` with a chosen console token and workspace', async () => {
+    const dir = tmp();
+    const { spawn } = await import('node:child_process');
+    const child = spawn('npm', ['run', '--silent', 'serve', '--', '--port', '0', '--data', dir, '--json', '--workspace', 'shop', '--console-token', 'my-console-token-123', '--admin-password', 'secret-pass-1'],
+      { cwd: process.cwd(), env: { ...process.env, HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const line = await new Promise<{ url: string; consoleToken: string; workspaces: string[] }>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0])); });
+      child.on('exit', (c) => reject(new Error(`exited ${c}`)));
+    });
+    expect(line.consoleToken).toBe('my-console-token-123');
+    expect(line.workspaces).toEqual(['shop']);
+    const login = await fetch(`${line.url}/workspaces/shop/token`, { method: 'POST', headers: { authorization: 'Bearer my-console-token-123' } });
+    expect(login.status).toBe(200);
+  });
+
+  it('refuses a second server on the same data folder, and takes over a killed server\'s lock', async () => {
+    const dir = tmp();
+    const first = await serve(['--port', '0', '--data', dir, '--admin-password', 'secret-pass-1']);
+    const second = spawnCli(['serve', '--port', '0', '--data', dir]);
+    children.push(second);
+    const result = await exited(second);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/in use by another Homebase server/);
+    expect(result.stdout).toBe('');
+    // the first is untouched
+    expect((await fetch(`${first.line.url}/health`)).status).toBe(200);
+
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    expect(existsSync(join(dir, '.lock'))).toBe(true); // left behind by kill -9
+    const third = await serve(['--port', '0', '--data', dir]);
+    expect(third.line.consoleToken).toBe(first.line.consoleToken); // same folder, same token
+  });
+
+  it('refuses a non-loopback host without an admin password, and bad flags', async () => {
+    const noPw = spawnCli(['serve', '--port', '0', '--host', '0.0.0.0', '--data', tmp()], { HOMEBASE_ADMIN_PASSWORD: '' });
+    const r1 = await exited(noPw);
+    expect(r1.code).toBe(1);
+    expect(r1.stderr).toMatch(/admin password/);
+    const bad = await exited(spawnCli(['serve', '--port', 'abc']));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--port/);
+    const both = await exited(spawnCli(['serve', '--in-memory', '--data', 'x']));
+    expect(both.code).toBe(2);
+  });
+
+  it('with --in-memory writes no data folder', async () => {
+    const defaultFolder = join(process.cwd(), 'homebase-data');
+    const existed = existsSync(defaultFolder);
+    const { line } = await serve(['--port', '0', '--in-memory']);
+    expect((await fetch(`${line.url}/health`)).status).toBe(200);
+    if (!existed) expect(existsSync(defaultFolder)).toBe(false);
+  });
+
+  it('keeps every acknowledged record across kill -9', async () => {
+    const dir = tmp();
+    const first = await serve(['--port', '0', '--data', dir, '--admin-password', 'secret-pass-1']);
+    const token = await adminToken(first.line);
+    const api = `${first.line.url}/app/demo`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const made = await fetch(`${api}/database`, { method: 'POST', headers, body: JSON.stringify({ _id: 'events', name: 'Events', setting: { read: 'public', write: 'private', update: 'private' } }) });
+    expect(made.status).toBe(201);
+
+    const acknowledged: string[] = [];
+    let killed = false;
+    const writer = async () => {
+      for (let i = 0; !killed; i++) {
+        try {
+          const res = await fetch(`${api}/database/events`, { method: 'POST', headers, body: JSON.stringify({ n: i, payload: 'x'.repeat(200) }) });
+          if (res.status === 201) acknowledged.push((await res.json())._id);
+        } catch { return; }
+      }
+    };
+    const writers = [writer(), writer(), writer(), writer()];
+    while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 5));
+    first.child.kill('SIGKILL');
+    killed = true;
+    await Promise.all(writers);
+    await exited(first.child);
+
+    const second = await serve(['--port', '0', '--data', dir]);
+    const token2 = await adminToken(second.line);
+    const list = await fetch(`${second.line.url}/app/demo/database/events?limit=0`, { headers: { authorization: `Bearer ${token2}` } });
+    const total = (await list.json()).meta.total;
+    expect(total).toBeGreaterThanOrEqual(acknowledged.length);
+    for (const id of acknowledged) {
+      const res = await fetch(`${second.line.url}/app/demo/database/events/${id}`, { headers: { authorization: `Bearer ${token2}` } });
+      expect(res.status, `record ${id} acknowledged before kill -9`).toBe(200);
+    }
+  }, 60_000);
+});
+
