@@ -18,6 +18,8 @@ export interface ServerOptions {
   jsonLimit?: number;
   /** Simple upload limit in bytes (default 50 MiB). */
   uploadLimit?: number;
+  /** How long an unfinished tus upload is kept, in ms (default 24 h). */
+  uploadExpiry?: number;
   /** Import body limit in bytes (default 256 MiB). */
   importLimit?: number;
   /** Failed logins per email per minute before 429; false turns the limit off. */
@@ -47,6 +49,7 @@ export interface ServerConfig {
   refreshTtl: number;
   jsonLimit: number;
   uploadLimit: number;
+  uploadExpiry: number;
   importLimit: number;
   loginRateLimit: number | false;
   bcryptCost: number;
@@ -78,6 +81,7 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     refreshTtl: 30 * 24 * 3600,
     jsonLimit: options.jsonLimit ?? 1 * MiB,
     uploadLimit: options.uploadLimit ?? 50 * MiB,
+    uploadExpiry: options.uploadExpiry ?? 24 * 3600 * 1000,
     importLimit: options.importLimit ?? 256 * MiB,
     loginRateLimit: options.loginRateLimit ?? 10,
     bcryptCost: options.bcryptCost ?? 10,
