@@ -117,17 +117,26 @@ export class DocStore {
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    const fieldName = spec.fieldName;
+    // A compound index ("a,b") must reach nedb as an array of fields; nedb keys it by the
+    // fields sorted and comma-joined (see indexKey).
+    const fields = spec.fieldName.split(',');
+    const fieldName = fields.length > 1 ? fields : spec.fieldName;
     // Unique indexes are sparse, so that many documents may lack the field.
     await this.write(() => this.engine.ensureIndexAsync({ fieldName, unique: !!spec.unique, sparse: !!spec.unique }));
   }
 
   async removeIndex(fieldName: string): Promise<void> {
-    if (fieldName === '_id' || fieldName === 'createdAt') return;
-    if (this.engine.indexes[fieldName]) await this.engine.removeIndexAsync(fieldName);
+    const key = indexKey(fieldName);
+    if (key === '_id' || key === 'createdAt') return;
+    if (this.engine.indexes[key]) await this.engine.removeIndexAsync(key);
   }
 
-  hasIndex(fieldName: string): boolean { return !!this.engine.indexes[fieldName]; }
+  hasIndex(fieldName: string): boolean { return !!this.engine.indexes[indexKey(fieldName)]; }
+
+  /** The indexes besides `_id`, by key (compound: fields sorted and comma-joined). */
+  listIndexes(): Array<{ fieldName: string; unique: boolean }> {
+    return Object.values(this.engine.indexes).filter((i) => i.fieldName !== '_id').map((i) => ({ fieldName: i.fieldName, unique: i.unique }));
+  }
 
   async compact(): Promise<void> {
     if (!this.filename || this.closed) return;
@@ -164,6 +173,11 @@ export class DocStore {
       throw translateNedbError(err);
     }
   }
+}
+
+/** nedb's key of an index: its fields sorted and comma-joined. */
+export function indexKey(fieldName: string): string {
+  return fieldName.includes(',') ? fieldName.split(',').sort().join(',') : fieldName;
 }
 
 function translateNedbError(err: unknown): unknown {
