@@ -1,0 +1,14 @@
+// Request bodies of the credentials API.
+import { z } from 'zod';
+import { SECRET_NAME } from './service.js';
+
+const name = z.string().regex(SECRET_NAME, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ (usable as {{secrets.NAME}})');
+const type = z.string().min(1).max(64);
+const description = z.string().max(2000);
+const value = z.string().min(1).max(64 * 1024);
+
+export const NewCredentialBody = z.object({ name, type: type.optional(), description: description.optional(), value });
+
+export const CredentialChangesBody = z.object({
+  name: name.optional(), type: type.optional(), description: description.optional(), value: value.optional(),
+});

@@ -1,0 +1,133 @@
+// Secrets (credentials): write-only values, sealed at rest. Only `secretValues` ever opens them,
+// for the scenario runner; everything the API returns goes through publicCredential.
+import type { Workspace } from '../../storage/workspace.js';
+import type { DocStore, Doc, StoreQuery } from '../../storage/doc-store.js';
+import { ApiError } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { logger } from '../../core/logger.js';
+import { seal, unseal } from './crypto.js';
+
+/** A name usable in templates: `{{secrets.NAME}}`. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export interface Credential {
+  _id: string;
+  name: string;
+  type: string;
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface CredentialDoc extends Credential { sealedValue: string }
+
+export interface NewCredential { name: string; type?: string; description?: string; value: string }
+export type CredentialChanges = Partial<NewCredential>;
+
+async function credentialStore(ws: Workspace): Promise<DocStore> {
+  const store = await ws.store('credentials');
+  if (!store.hasIndex('name')) await store.ensureIndex({ fieldName: 'name', unique: true });
+  return store;
+}
+
+/** The metadata only: never the value, sealed or not. */
+export function publicCredential(doc: Doc | Credential): Credential {
+  const d = doc as CredentialDoc;
+  return { _id: d._id, name: d.name, type: d.type, description: d.description, createdAt: d.createdAt, updatedAt: d.updatedAt };
+}
+
+export async function listCredentials(ws: Workspace, q: StoreQuery): Promise<{ data: Credential[]; total: number }> {
+  const store = await credentialStore(ws);
+  // Projection is applied after the fact so that `fields=` can never reach the sealed value.
+  const { data, total } = store.find({ ...q, fields: undefined });
+  const wanted = q.fields;
+  return {
+    total,
+    data: data.map((d) => {
+      const pub = publicCredential(d);
+      if (!wanted) return pub;
+      const out: Record<string, unknown> = { _id: pub._id };
+      for (const f of wanted) if (f in pub) out[f] = pub[f as keyof Credential];
+      return out as unknown as Credential;
+    }),
+  };
+}
+
+export async function getCredential(ws: Workspace, id: string): Promise<Credential> {
+  const doc = (await credentialStore(ws)).get(id);
+  if (!doc) throw ApiError.notFound('Secret', id);
+  return publicCredential(doc);
+}
+
+export async function createCredential(ws: Workspace, input: NewCredential): Promise<Credential> {
+  const store = await credentialStore(ws);
+  assertNameFree(store, input.name);
+  const now = nowIso();
+  const doc: CredentialDoc = {
+    _id: newId(), name: input.name, type: input.type ?? 'generic', description: input.description ?? '',
+    sealedValue: seal(ws, input.value), createdAt: now, updatedAt: now,
+  };
+  return publicCredential(await insertOrConflict(store, doc, input.name));
+}
+
+export async function updateCredential(ws: Workspace, id: string, changes: CredentialChanges): Promise<Credential> {
+  const store = await credentialStore(ws);
+  const current = store.get(id) as CredentialDoc | undefined;
+  if (!current) throw ApiError.notFound('Secret', id);
+  if (changes.name !== undefined && changes.name !== current.name) assertNameFree(store, changes.name);
+  const next: CredentialDoc = {
+    ...current,
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.type !== undefined ? { type: changes.type } : {}),
+    ...(changes.description !== undefined ? { description: changes.description } : {}),
+    ...(changes.value !== undefined ? { sealedValue: seal(ws, changes.value) } : {}),
+    updatedAt: nowIso(),
+  };
+  try {
+    const saved = await store.replace(id, next as unknown as Doc);
+    if (!saved) throw ApiError.notFound('Secret', id);
+    return publicCredential(saved);
+  } catch (err) {
+    throw conflictOf(err, changes.name ?? current.name);
+  }
+}
+
+export async function deleteCredential(ws: Workspace, id: string): Promise<void> {
+  const removed = await (await credentialStore(ws)).remove(id);
+  if (!removed) throw ApiError.notFound('Secret', id);
+}
+
+/** Names of the workspace's secrets (to validate templates). */
+export async function secretNames(ws: Workspace): Promise<Set<string>> {
+  return new Set((await credentialStore(ws)).all().map((d) => d.name as string));
+}
+
+/** Decrypted values by name. For the scenario runner only: never return these from a route. */
+export async function secretValues(ws: Workspace): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const d of (await credentialStore(ws)).all() as unknown as CredentialDoc[]) {
+    try {
+      out.set(d.name, unseal(ws, d.sealedValue));
+    } catch {
+      // A value sealed with another key (a dump from elsewhere): unusable, reported by name only.
+      logger.warn({ workspace: ws.id, secret: d.name }, 'a secret could not be decrypted with this workspace key');
+    }
+  }
+  return out;
+}
+
+function assertNameFree(store: DocStore, name: string) {
+  if (store.findBy('name', name).length) throw ApiError.conflict(`A secret named '${name}' already exists`, { field: 'name' });
+}
+
+async function insertOrConflict(store: DocStore, doc: CredentialDoc, name: string): Promise<Doc> {
+  try {
+    return await store.insert(doc as unknown as Doc);
+  } catch (err) {
+    throw conflictOf(err, name);
+  }
+}
+
+function conflictOf(err: unknown, name: string): unknown {
+  return err instanceof ApiError && err.code === 'CONFLICT' ? ApiError.conflict(`A secret named '${name}' already exists`, { field: 'name' }) : err;
+}

@@ -1,0 +1,59 @@
+// Test helpers shared by the webhooks, scenarios and credentials tests: a real HTTP receiver on
+// 127.0.0.1, a signed-in non-admin user, and polling for asynchronous effects.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestServer } from '../../test/harness.js';
+import { insertUser } from '../users/repo.js';
+import { createSession } from '../auth/sessions.js';
+
+export interface Received { method: string; url: string; headers: Record<string, string>; body: string }
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Decides each answer (default 200 "ok"); `n` counts requests from 1. */
+  respond: (req: Received, n: number) => { status: number; body?: string; delayMs?: number };
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  const r: Receiver = { url: '', received, respond: () => ({ status: 200, body: 'ok' }), close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      const entry = { method: req.method ?? '', url: req.url ?? '', headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(entry);
+      const answer = r.respond(entry, received.length);
+      const send = () => { res.writeHead(answer.status, { 'content-type': 'text/plain' }); res.end(answer.body ?? ''); };
+      if (answer.delayMs) setTimeout(send, answer.delayMs); else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  r.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  return r;
+}
+
+/** A token of a new non-admin user of the test workspace. */
+export async function userToken(t: TestServer, email = `user${Math.random().toString(36).slice(2, 8)}@example.com`): Promise<string> {
+  const ws = t.srv.ctx.registry.require(t.workspace);
+  const user = await insertUser(ws, { email, password: 'user-password-1', role: 'user' }, 4);
+  return (await createSession(ws, user, t.srv.ctx.config)).token;
+}
+
+/** Polls until `check` returns a truthy value (or throws after `timeoutMs`). */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
