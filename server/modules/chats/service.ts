@@ -1,0 +1,270 @@
+// The chats rules without HTTP: channels, members and messages, who may do what (CONTRACT §8),
+// and the channel.* / message.* events. REST routes, the realtime socket and scenario steps
+// all call these functions, so every path checks and publishes the same way.
+import type { Request } from 'express';
+import type { AppContext } from '../../core/context.js';
+import type { Workspace } from '../../storage/workspace.js';
+import type { StoreQuery } from '../../storage/query.js';
+import type { EventType } from '../../shared/events.js';
+import { actorOf, type AuthInfo } from '../../core/auth.js';
+import { ApiError } from '../../core/errors.js';
+import { parseBody } from '../../core/validate.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { findUser } from '../users/repo.js';
+import {
+  addMemberSchema, createChannelSchema, postMessageSchema, rejectReadOnly, updateChannelSchema, updateMessageSchema,
+  CHANNEL_READ_ONLY, MESSAGE_READ_ONLY,
+} from './schemas.js';
+import {
+  channelsStore, isMember, messagesStore, monotonicNow, publicChannel, queryArray, withChannelLock,
+  type Channel, type ChannelDoc, type MemberEntry, type Membership, type MessageDoc,
+} from './store.js';
+
+export interface ServiceOpts { auth: AuthInfo; depth?: number }
+export interface ListResult<T> { data: T[]; total: number }
+
+// ---- helpers ----------------------------------------------------------------------------
+
+function publish(ctx: AppContext, ws: Workspace, type: EventType, data: Record<string, unknown>, opts: ServiceOpts) {
+  ctx.bus.publish({
+    type, app: ws.id, data,
+    // actorOf only reads req.auth: the same actor whether the change came by REST or not.
+    actor: actorOf({ auth: opts.auth } as Request),
+    ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
+  });
+}
+
+export async function loadChannel(ws: Workspace, id: string): Promise<ChannelDoc> {
+  const doc = typeof id === 'string' ? (await channelsStore(ws)).get(id) : undefined;
+  if (!doc) throw ApiError.notFound('Channel', String(id));
+  return doc as ChannelDoc;
+}
+
+/** Members and admins may read and post. */
+export function canAccessChannel(channel: Pick<ChannelDoc, 'members'>, auth: AuthInfo): boolean {
+  return auth.isAdmin || isMember(channel, auth.userId);
+}
+
+function assertMember(channel: ChannelDoc, auth: AuthInfo) {
+  if (!canAccessChannel(channel, auth)) throw ApiError.forbidden('Only members of this channel may do this');
+}
+
+function assertOwnerOrAdmin(channel: ChannelDoc, auth: AuthInfo, what: string) {
+  if (!auth.isAdmin && channel._owner !== auth.userId) throw ApiError.forbidden(`Only the channel owner or an administrator may ${what}`);
+}
+
+/** Dedupes ids and checks that each names a user; 422 on `field` otherwise. */
+async function existingUsers(ws: Workspace, ids: string[], field: string): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  for (const id of unique) {
+    if (!(await findUser(ws, id))) throw ApiError.invalidField(field, 'invalid', `'${field}' names an unknown user '${id}'`);
+  }
+  return unique;
+}
+
+async function saveChannel(ws: Workspace, doc: ChannelDoc): Promise<ChannelDoc> {
+  const saved = await (await channelsStore(ws)).replace(doc._id, doc);
+  if (!saved) throw ApiError.notFound('Channel', doc._id);
+  return saved as ChannelDoc;
+}
+
+// ---- channels ---------------------------------------------------------------------------
+
+/** The caller's channels (every channel for an admin). */
+export async function listChannels(_ctx: AppContext, ws: Workspace, query: StoreQuery, opts: ServiceOpts): Promise<ListResult<Channel>> {
+  const q: StoreQuery = opts.auth.isAdmin ? query
+    : { ...query, conditions: [{ path: 'members', op: '$eq', values: [opts.auth.userId] }, ...query.conditions] };
+  const { data, total } = (await channelsStore(ws)).find(q);
+  return { data: data.map(publicChannel), total };
+}
+
+export async function getChannel(_ctx: AppContext, ws: Workspace, id: string, opts: ServiceOpts): Promise<Channel> {
+  const channel = await loadChannel(ws, id);
+  assertMember(channel, opts.auth);
+  return publicChannel(channel);
+}
+
+export async function createChannel(ctx: AppContext, ws: Workspace, input: unknown, opts: ServiceOpts): Promise<Channel> {
+  rejectReadOnly(input, ['_id', '_owner', 'createdAt', 'updatedAt']);
+  const body = parseBody(createChannelSchema, input);
+  const type = body.type ?? 'group';
+  const me = opts.auth.userId;
+  const others = (await existingUsers(ws, body.members ?? [], 'members')).filter((id) => id !== me);
+  if (type === 'group' && !body.name?.trim()) throw ApiError.invalidField('name', 'required', "A group channel needs a 'name'");
+  if (type === 'direct') {
+    if (others.length !== 1) throw ApiError.invalidField('members', 'invalid', 'A direct channel has exactly two members: you and one other user');
+    const existing = (await channelsStore(ws)).findBy('members', me)
+      .find((c) => c.type === 'direct' && isMember(c as ChannelDoc, others[0]));
+    if (existing) throw ApiError.conflict('A direct channel between these two users already exists', { channelId: existing._id });
+  }
+  const now = nowIso();
+  const members = [me, ...others];
+  const doc: ChannelDoc = {
+    _id: newId(),
+    name: body.name ?? '',
+    type,
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    members,
+    memberships: members.map((userId) => ({ userId, joinedAt: now })),
+    _owner: me,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const saved = publicChannel(await (await channelsStore(ws)).insert(doc));
+  publish(ctx, ws, 'channel.created', saved, opts);
+  return saved;
+}
+
+/** Partial update by the owner or an admin: `name`, `description`, and `members` (the whole
+ *  list; the owner always stays; not for direct channels). */
+export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<Channel> {
+  return withChannelLock(ws, id, async () => {
+    const channel = await loadChannel(ws, id);
+    assertOwnerOrAdmin(channel, opts.auth, 'change this channel');
+    rejectReadOnly(input, CHANNEL_READ_ONLY);
+    const body = parseBody(updateChannelSchema, input);
+    if (channel.type === 'group' && body.name !== undefined && !body.name.trim()) throw ApiError.invalidField('name', 'too_short', "A group channel's 'name' cannot be empty");
+    const next: ChannelDoc = { ...channel, updatedAt: nowIso() };
+    if (body.name !== undefined) next.name = body.name;
+    if (body.description !== undefined) next.description = body.description;
+    if (body.members !== undefined) {
+      if (channel.type === 'direct') throw ApiError.invalidField('members', 'invalid', 'The members of a direct channel cannot be changed');
+      const wanted = (await existingUsers(ws, body.members, 'members')).filter((u) => u !== channel._owner);
+      const members = channel.members.includes(channel._owner) ? [channel._owner, ...wanted] : wanted;
+      const joined = new Map(channel.memberships.map((m) => [m.userId, m.joinedAt]));
+      next.members = members;
+      next.memberships = members.map((userId) => ({ userId, joinedAt: joined.get(userId) ?? next.updatedAt }));
+    }
+    const saved = publicChannel(await saveChannel(ws, next));
+    publish(ctx, ws, 'channel.updated', saved, opts);
+    return saved;
+  });
+}
+
+/** Deletes a channel and all its messages (one channel.deleted event, no message events). */
+export async function deleteChannel(ctx: AppContext, ws: Workspace, id: string, opts: ServiceOpts): Promise<void> {
+  await withChannelLock(ws, id, async () => {
+    const channel = await loadChannel(ws, id);
+    assertOwnerOrAdmin(channel, opts.auth, 'delete this channel');
+    await (await channelsStore(ws)).remove(id);
+    await (await messagesStore(ws)).removeWhere({ channelId: id });
+    publish(ctx, ws, 'channel.deleted', publicChannel(channel), opts);
+  });
+}
+
+// ---- members ----------------------------------------------------------------------------
+
+async function memberEntry(ws: Workspace, channel: ChannelDoc, m: Membership): Promise<MemberEntry> {
+  const user = await findUser(ws, m.userId);
+  return { userId: m.userId, name: user?.name ?? '', role: m.userId === channel._owner ? 'owner' : 'member', joinedAt: m.joinedAt };
+}
+
+export async function listMembers(_ctx: AppContext, ws: Workspace, channelId: string, query: StoreQuery, opts: ServiceOpts): Promise<ListResult<Record<string, unknown>>> {
+  const channel = await loadChannel(ws, channelId);
+  assertMember(channel, opts.auth);
+  const entries = await Promise.all(channel.memberships.map((m) => memberEntry(ws, channel, m)));
+  return queryArray(entries as unknown as Record<string, unknown>[], query, [{ path: 'joinedAt', dir: 1 }]);
+}
+
+export async function addMember(ctx: AppContext, ws: Workspace, channelId: string, input: unknown, opts: ServiceOpts): Promise<MemberEntry> {
+  return withChannelLock(ws, channelId, async () => {
+    const channel = await loadChannel(ws, channelId);
+    assertOwnerOrAdmin(channel, opts.auth, 'add members');
+    const { userId } = parseBody(addMemberSchema, input);
+    if (channel.type === 'direct') throw ApiError.invalidField('userId', 'invalid', 'A direct channel has exactly two members');
+    if (!(await findUser(ws, userId))) throw ApiError.notFound('User', userId);
+    if (isMember(channel, userId)) throw ApiError.conflict(`User '${userId}' is already a member of this channel`, { field: 'userId' });
+    const now = nowIso();
+    const membership = { userId, joinedAt: now };
+    const saved = await saveChannel(ws, {
+      ...channel, members: [...channel.members, userId], memberships: [...channel.memberships, membership], updatedAt: now,
+    });
+    publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
+    return memberEntry(ws, saved, membership);
+  });
+}
+
+/** The owner or an admin removes anyone; a member may remove himself. When the owner goes,
+ *  the longest-standing remaining member becomes the owner. */
+export async function removeMember(ctx: AppContext, ws: Workspace, channelId: string, userId: string, opts: ServiceOpts): Promise<void> {
+  await withChannelLock(ws, channelId, async () => {
+    const channel = await loadChannel(ws, channelId);
+    if (userId !== opts.auth.userId) assertOwnerOrAdmin(channel, opts.auth, 'remove other members');
+    if (!isMember(channel, userId)) throw ApiError.notFound('Member', userId);
+    const memberships = channel.memberships.filter((m) => m.userId !== userId);
+    const owner = channel._owner === userId && memberships.length ? memberships[0].userId : channel._owner;
+    const saved = await saveChannel(ws, {
+      ...channel, members: channel.members.filter((u) => u !== userId), memberships, _owner: owner, updatedAt: nowIso(),
+    });
+    publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
+  });
+}
+
+// ---- messages ---------------------------------------------------------------------------
+
+export async function listMessages(_ctx: AppContext, ws: Workspace, channelId: string, query: StoreQuery, opts: ServiceOpts): Promise<ListResult<MessageDoc>> {
+  const channel = await loadChannel(ws, channelId);
+  assertMember(channel, opts.auth);
+  const q: StoreQuery = { ...query, conditions: [{ path: 'channelId', op: '$eq', values: [channelId] }, ...query.conditions] };
+  const { data, total } = (await messagesStore(ws)).find(q);
+  return { data: data as MessageDoc[], total };
+}
+
+export interface PostMessageInput { channelId: string; text: string; type?: string }
+
+/** Posts a message as `opts.auth` (members and admins). Used by REST, the socket and scenarios. */
+export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMessageInput, opts: ServiceOpts): Promise<MessageDoc> {
+  const { channelId, ...rest } = (input ?? {}) as PostMessageInput;
+  if (typeof channelId !== 'string' || !channelId) throw ApiError.invalidField('channelId', 'required');
+  const channel = await loadChannel(ws, channelId);
+  assertMember(channel, opts.auth);
+  const body = parseBody(postMessageSchema, rest);
+  const now = monotonicNow();
+  const doc: MessageDoc = {
+    _id: newId(),
+    channelId,
+    text: body.text,
+    type: body.type ?? 'text',
+    author: { _id: opts.auth.userId, name: opts.auth.user.name ?? '' },
+    createdAt: now,
+    updatedAt: now,
+  };
+  const saved = (await (await messagesStore(ws)).insert(doc)) as MessageDoc;
+  publish(ctx, ws, 'message.created', saved, opts);
+  return saved;
+}
+
+async function loadMessage(ws: Workspace, id: string): Promise<MessageDoc> {
+  const doc = (await messagesStore(ws)).get(id);
+  if (!doc) throw ApiError.notFound('Message', id);
+  return doc as MessageDoc;
+}
+
+export async function getMessage(_ctx: AppContext, ws: Workspace, id: string, opts: ServiceOpts): Promise<MessageDoc> {
+  const message = await loadMessage(ws, id);
+  assertMember(await loadChannel(ws, message.channelId), opts.auth);
+  return message;
+}
+
+/** Edits a message: its author only, while still a member of the channel. */
+export async function updateMessage(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<MessageDoc> {
+  const message = await loadMessage(ws, id);
+  if (message.author._id !== opts.auth.userId) throw ApiError.forbidden('Only the author may edit a message');
+  const channel = await loadChannel(ws, message.channelId);
+  if (!isMember(channel, opts.auth.userId)) throw ApiError.forbidden('Only members of this channel may edit its messages');
+  rejectReadOnly(input, MESSAGE_READ_ONLY);
+  const body = parseBody(updateMessageSchema, input);
+  const next: MessageDoc = { ...message, ...body, updatedAt: nowIso() };
+  const saved = (await (await messagesStore(ws)).replace(id, next)) as MessageDoc | undefined;
+  if (!saved) throw ApiError.notFound('Message', id);
+  publish(ctx, ws, 'message.updated', saved, opts);
+  return saved;
+}
+
+/** Deletes a message: its author or an admin. */
+export async function deleteMessage(ctx: AppContext, ws: Workspace, id: string, opts: ServiceOpts): Promise<void> {
+  const message = await loadMessage(ws, id);
+  if (message.author._id !== opts.auth.userId && !opts.auth.isAdmin) throw ApiError.forbidden('Only the author or an administrator may delete a message');
+  if (!(await (await messagesStore(ws)).remove(id))) throw ApiError.notFound('Message', id);
+  publish(ctx, ws, 'message.deleted', message, opts);
+}

@@ -1,0 +1,93 @@
+// The chats stores of a workspace (`channels`, `messages`), the documents they hold, how the
+// API shows them, and small helpers the service needs (per-channel write lock, a clock that
+// never repeats, list queries over an in-memory array).
+import type { Workspace } from '../../storage/workspace.js';
+import type { DocStore } from '../../storage/doc-store.js';
+import { compileMatcher, comparator, project, type Doc, type SortKey, type StoreQuery } from '../../storage/query.js';
+import type { ChannelType } from './schemas.js';
+
+/** A member's entry; the role is derived from the channel's `_owner`. */
+export interface Membership { userId: string; joinedAt: string }
+
+export interface ChannelDoc {
+  _id: string;
+  name: string;
+  type: ChannelType;
+  description?: string;
+  /** User ids, in join order (indexed: "my channels" is one index lookup). */
+  members: string[];
+  /** When each member joined; internal, never shown (GET /members shows it per member). */
+  memberships: Membership[];
+  _owner: string;
+  createdAt: string;
+  updatedAt: string;
+  [key: string]: unknown;
+}
+
+export interface Channel extends Omit<ChannelDoc, 'memberships'> { memberships?: never }
+
+export interface MessageDoc {
+  _id: string;
+  channelId: string;
+  text: string;
+  type: string;
+  author: { _id: string; name: string };
+  createdAt: string;
+  updatedAt: string;
+  [key: string]: unknown;
+}
+
+export interface MemberEntry { userId: string; name: string; role: 'owner' | 'member'; joinedAt: string }
+
+export async function channelsStore(ws: Workspace): Promise<DocStore> {
+  const store = await ws.store('channels');
+  if (!store.hasIndex('members')) await store.ensureIndex({ fieldName: 'members' });
+  return store;
+}
+
+export async function messagesStore(ws: Workspace): Promise<DocStore> {
+  const store = await ws.store('messages');
+  if (!store.hasIndex('channelId')) await store.ensureIndex({ fieldName: 'channelId' });
+  return store;
+}
+
+/** The channel as the API shows it (also works on a projected document). */
+export function publicChannel(doc: Record<string, unknown>): Channel {
+  const { memberships: _internal, ...rest } = doc;
+  return rest as unknown as Channel;
+}
+
+export function isMember(channel: Pick<ChannelDoc, 'members'>, userId: string): boolean {
+  return Array.isArray(channel.members) && channel.members.includes(userId);
+}
+
+let lastStamp = 0;
+/** An ISO timestamp strictly later than the previous one this process handed out, so that
+ *  "newest first" never depends on random ids when two messages share a millisecond. */
+export function monotonicNow(): string {
+  const now = Date.now();
+  lastStamp = now > lastStamp ? now : lastStamp + 1;
+  return new Date(lastStamp).toISOString();
+}
+
+const locks = new Map<string, Promise<unknown>>();
+/** Runs read-modify-write steps on one channel one at a time (member adds must not be lost). */
+export async function withChannelLock<T>(ws: Workspace, channelId: string, fn: () => Promise<T>): Promise<T> {
+  const key = `${ws.id}\u0000${channelId}`;
+  const previous = locks.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.catch(() => undefined);
+  locks.set(key, settled);
+  void settled.then(() => { if (locks.get(key) === settled) locks.delete(key); });
+  return run;
+}
+
+/** Applies a parsed list query (filters, sort, limit, offset, fields) to a small array. */
+export function queryArray<T extends Record<string, unknown>>(items: T[], q: StoreQuery, defaultSort: SortKey[]): { data: Record<string, unknown>[]; total: number } {
+  const docs = items.map((item, i) => ({ ...item, _id: String(i).padStart(8, '0') }) as Doc);
+  const matched = docs.filter(compileMatcher(q.conditions));
+  matched.sort(comparator(q.sort.length ? q.sort : defaultSort));
+  const page = q.limit === 0 ? [] : matched.slice(q.offset, q.offset + q.limit);
+  const strip = (d: Doc) => { const { _id: _index, ...rest } = d; return rest; };
+  return { data: page.map((d) => strip(q.fields ? project(d, q.fields) : d)), total: matched.length };
+}
