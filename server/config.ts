@@ -33,6 +33,9 @@ export interface ServerOptions {
   requestLogSize?: number;
   /** Store compaction interval in ms (default 10 min). */
   compactEvery?: number;
+  /** Realtime: ping interval in ms (default 30 s) and the send buffer above which a slow socket is closed (default 4 MiB). */
+  realtimePingInterval?: number;
+  realtimeMaxBuffered?: number;
 }
 
 export interface ServerConfig {
@@ -57,6 +60,8 @@ export interface ServerConfig {
   webhookTimeout: number;
   requestLogSize: number;
   compactEvery: number;
+  realtimePingInterval: number;
+  realtimeMaxBuffered: number;
   version: string;
 }
 
@@ -89,6 +94,8 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     webhookTimeout: options.webhookTimeout ?? 10_000,
     requestLogSize: options.requestLogSize ?? 500,
     compactEvery: options.compactEvery ?? 10 * 60 * 1000,
+    realtimePingInterval: options.realtimePingInterval ?? 30_000,
+    realtimeMaxBuffered: options.realtimeMaxBuffered ?? 4 * MiB,
     version: VERSION,
   };
 }
