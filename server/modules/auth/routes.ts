@@ -1,4 +1,93 @@
-// The auth API group: routes are added by its issue.
-import type { Module } from '../../core/context.js';
+// The auth API group (CONTRACT §4): self-service /auth endpoints on the workspace API, and
+// the workspace outbox on the console API.
+import type { Request, Response, Router } from 'express';
+import type { AppContext, Module } from '../../core/context.js';
+import { actorOf, requireAdmin, requireUser } from '../../core/auth.js';
+import { parseBody } from '../../core/validate.js';
+import { listMeta, parseListQuery } from '../../core/list-query.js';
+import { publicUser } from '../users/repo.js';
+import { assertPasswordBytes, assertWritable } from '../users/schemas.js';
+import { changeUser } from '../users/service.js';
+import { ChangePasswordBody, ForgotBody, LoginBody, LogoutBody, ME_READ_ONLY, RefreshBody, REGISTER_READ_ONLY, RegisterBody, ResetBody, UpdateMeBody } from './schemas.js';
+import * as auth from './service.js';
+import { LoginLimiter } from './rate-limit.js';
+import { outboxStore } from './outbox.js';
 
-export const authModule: Module = { name: 'auth' };
+export const authModule: Module = {
+  name: 'auth',
+
+  workspaceRoutes(router: Router, ctx: AppContext) {
+    const limiter = new LoginLimiter(ctx.config.loginRateLimit);
+
+    router.post('/auth/register', async (req, res) => {
+      assertWritable(req.body, REGISTER_READ_ONLY);
+      const body = parseBody(RegisterBody, req.body);
+      assertPasswordBytes('password', body.password);
+      res.status(201).json(await auth.register(ctx, req.ws, body));
+    });
+
+    router.post('/auth/login', async (req, res) => {
+      const body = parseBody(LoginBody, req.body);
+      res.json(await auth.login(ctx, req.ws, limiter, body.email, body.password));
+    });
+
+    router.post('/auth/refresh', async (req, res) => {
+      const body = parseBody(RefreshBody, req.body);
+      res.json(await auth.refresh(ctx, req.ws, body.refreshToken));
+    });
+
+    router.post('/auth/logout', async (req, res) => {
+      const body = parseBody(LogoutBody, req.body);
+      await auth.logout(req.ws, req.auth, body.refreshToken);
+      res.status(204).end();
+    });
+
+    router.post('/auth/forgot-password', async (req, res) => {
+      const body = parseBody(ForgotBody, req.body);
+      await auth.forgotPassword(req.ws, body.email);
+      res.status(202).json({ message: 'If this email belongs to an account, a recovery email has been sent' });
+    });
+
+    router.post('/auth/reset-password', async (req, res) => {
+      const body = parseBody(ResetBody, req.body);
+      assertPasswordBytes('password', body.password);
+      await auth.resetPassword(ctx, req.ws, body.token, body.password);
+      res.status(204).end();
+    });
+
+    router.get('/auth/me', (req, res) => {
+      res.json(publicUser(requireUser(req).user));
+    });
+
+    const updateMe = async (req: Request, res: Response) => {
+      const me = requireUser(req);
+      assertWritable(req.body, ME_READ_ONLY);
+      const body = parseBody(UpdateMeBody, req.body);
+      res.json(publicUser(await changeUser(ctx, req.ws, me.userId, body, { actor: actorOf(req) })));
+    };
+    router.put('/auth/me', updateMe);
+    router.patch('/auth/me', updateMe);
+
+    const changePassword = async (req: Request, res: Response) => {
+      const me = requireUser(req);
+      const body = parseBody(ChangePasswordBody, req.body);
+      assertPasswordBytes('newPassword', body.newPassword);
+      res.json(publicUser(await auth.changePassword(ctx, req.ws, me, actorOf(req), body.currentPassword, body.newPassword)));
+    };
+    router.put('/auth/change-password', changePassword);
+    router.patch('/auth/change-password', changePassword);
+
+    router.post('/auth/impersonate/:userId', async (req, res) => {
+      const admin = requireAdmin(req);
+      res.json(await auth.impersonate(ctx, req.ws, admin, req.params.userId as string));
+    });
+  },
+
+  consoleRoutes(router: Router) {
+    router.get('/workspaces/:appId/outbox', async (req, res) => {
+      const q = parseListQuery(req.query as Record<string, unknown>, { defaultSort: [{ path: 'createdAt', dir: -1 }] });
+      const { data, total } = (await outboxStore(req.ws)).find(q);
+      res.json({ data, meta: listMeta(total, q) });
+    });
+  },
+};

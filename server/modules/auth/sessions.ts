@@ -1,6 +1,7 @@
 // Sessions and tokens. An access token is an HS256 JWT (sub, app, role, sid, iat, exp, and
 // act for impersonation) signed with the workspace's key; it is valid only while its session
-// is. A refresh token is an opaque random string stored as a SHA-256 hash on its session.
+// is. A refresh token is an opaque random string stored as a SHA-256 hash on its session;
+// it is single use: each refresh rotates it, and presenting a rotated one ends the session.
 import jwt from 'jsonwebtoken';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
@@ -14,7 +15,7 @@ export interface SessionDoc {
   _id: string;
   userId: string;
   refreshHash: string;
-  /** Hashes of refresh tokens already rotated away: presenting one revokes the session. */
+  /** Hashes of refresh tokens already rotated away (the most recent ones): presenting one ends the session. */
   rotated: string[];
   revoked: boolean;
   impersonatedBy?: string;
@@ -30,10 +31,15 @@ export interface LoginResult { token: string; refreshToken: string; user: User }
 
 export interface TokenSettings { tokenTtl: number; refreshTtl: number }
 
+/** How many rotated refresh-token hashes a session remembers for reuse detection. An older
+ *  token is still refused (it matches nothing), it just no longer ends the session. */
+const ROTATED_KEPT = 50;
+
 export async function sessionsStore(ws: Workspace): Promise<DocStore> {
   const store = await ws.store('sessions');
   if (!store.hasIndex('userId')) await store.ensureIndex({ fieldName: 'userId' });
   if (!store.hasIndex('refreshHash')) await store.ensureIndex({ fieldName: 'refreshHash' });
+  if (!store.hasIndex('rotated')) await store.ensureIndex({ fieldName: 'rotated' });
   return store;
 }
 
@@ -44,9 +50,12 @@ export function signAccessToken(ws: Workspace, claims: TokenClaims, ttlSeconds: 
   return jwt.sign(claims, ws.keys.jwtSecret, { algorithm: 'HS256', expiresIn: ttlSeconds });
 }
 
+const refreshExpiry = (settings: TokenSettings) => new Date(Date.now() + settings.refreshTtl * 1000).toISOString();
+
 /** Starts a session for a user and returns the login result. */
 export async function createSession(ws: Workspace, user: UserDoc, settings: TokenSettings, impersonatedBy?: string): Promise<LoginResult> {
   const store = await sessionsStore(ws);
+  await purgeExpiredSessions(store, user._id);
   const refreshToken = newRefreshToken();
   const now = nowIso();
   const session: SessionDoc = {
@@ -56,7 +65,7 @@ export async function createSession(ws: Workspace, user: UserDoc, settings: Toke
     rotated: [],
     revoked: false,
     ...(impersonatedBy ? { impersonatedBy } : {}),
-    expiresAt: new Date(Date.now() + settings.refreshTtl * 1000).toISOString(),
+    expiresAt: refreshExpiry(settings),
     createdAt: now,
     updatedAt: now,
   };
@@ -71,7 +80,8 @@ export function accessTokenFor(ws: Workspace, user: UserDoc, session: SessionDoc
 }
 
 /** Verifies an access token for a workspace: signature (HS256 only), expiry, workspace,
- *  live session and existing user. Every failure is a 401. */
+ *  live session and existing user. Every failure is a 401. Two in-memory index lookups
+ *  after the HMAC: cheap enough for every request. */
 export async function verifyAccessToken(ws: Workspace, token: string): Promise<{ claims: TokenClaims; user: UserDoc; session: SessionDoc }> {
   let claims: TokenClaims;
   try {
@@ -80,7 +90,9 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
     const expired = (err as Error).name === 'TokenExpiredError';
     throw ApiError.unauthorized(expired ? 'Access token expired' : 'Invalid access token');
   }
-  if (claims.app !== ws.id || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') throw ApiError.unauthorized('Invalid access token');
+  if (typeof claims !== 'object' || claims === null || claims.app !== ws.id || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') {
+    throw ApiError.unauthorized('Invalid access token');
+  }
   const session = (await sessionsStore(ws)).get(claims.sid) as SessionDoc | undefined;
   if (!session || session.revoked || session.userId !== claims.sub) throw ApiError.unauthorized('Session ended; sign in again');
   const user = (await ws.store('users')).get(claims.sub) as UserDoc | undefined;
@@ -88,11 +100,82 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
   return { claims, user, session };
 }
 
+// One rotation at a time per session: two concurrent refreshes with the same token must not
+// both succeed (the second one is a reuse).
+const sessionLocks = new Map<string, Promise<unknown>>();
+async function withSessionLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = sessionLocks.get(key) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(fn);
+  const tail = run.catch(() => undefined);
+  sessionLocks.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (sessionLocks.get(key) === tail) sessionLocks.delete(key);
+  }
+}
+
+/** Exchanges a refresh token for a new login result, rotating it. A token that was already
+ *  rotated away ends its whole session (it has been copied); unknown or expired → 401. */
+export async function rotateRefreshToken(ws: Workspace, refreshToken: string, settings: TokenSettings): Promise<LoginResult> {
+  const store = await sessionsStore(ws);
+  const hash = hashToken(refreshToken);
+  const found = (store.findBy('refreshHash', hash)[0] ?? store.findBy('rotated', hash)[0]) as SessionDoc | undefined;
+  if (!found) throw ApiError.unauthorized('Invalid refresh token');
+  return withSessionLock(`${ws.id}\0${found._id}`, async () => {
+    const session = store.get(found._id) as SessionDoc | undefined;
+    if (!session || session.revoked) throw ApiError.unauthorized('Invalid refresh token');
+    if (session.refreshHash !== hash) {
+      await store.remove(session._id);
+      throw ApiError.unauthorized('Refresh token already used; the session has been ended');
+    }
+    if (Date.parse(session.expiresAt) <= Date.now()) {
+      await store.remove(session._id);
+      throw ApiError.unauthorized('Refresh token expired; sign in again');
+    }
+    const user = (await ws.store('users')).get(session.userId) as UserDoc | undefined;
+    if (!user) {
+      await store.remove(session._id);
+      throw ApiError.unauthorized('User no longer exists');
+    }
+    const next = newRefreshToken();
+    const updated: SessionDoc = {
+      ...session,
+      refreshHash: hashToken(next),
+      rotated: [...session.rotated, hash].slice(-ROTATED_KEPT),
+      expiresAt: refreshExpiry(settings),
+      updatedAt: nowIso(),
+    };
+    await store.replace(session._id, updated);
+    return { token: accessTokenFor(ws, user, updated, settings), refreshToken: next, user: publicUser(user) };
+  });
+}
+
+/** The live session a refresh token belongs to (current token only), if any. */
+export async function sessionOfRefreshToken(ws: Workspace, refreshToken: string): Promise<SessionDoc | undefined> {
+  const session = (await sessionsStore(ws)).findBy('refreshHash', hashToken(refreshToken))[0] as SessionDoc | undefined;
+  return session && !session.revoked ? session : undefined;
+}
+
+/** Ends one session: its access and refresh tokens stop working at once. Ended sessions are
+ *  deleted, not kept: a missing session answers 401 exactly as a revoked one would. */
+export async function revokeSession(ws: Workspace, sessionId: string): Promise<void> {
+  await (await sessionsStore(ws)).remove(sessionId);
+}
+
 /** Revokes sessions of a user (all, or all but one). */
 export async function revokeUserSessions(ws: Workspace, userId: string, exceptSessionId?: string): Promise<void> {
   const store = await sessionsStore(ws);
   for (const s of store.findBy('userId', userId) as SessionDoc[]) {
-    if (s._id === exceptSessionId || s.revoked) continue;
-    await store.replace(s._id, { ...s, revoked: true, updatedAt: nowIso() });
+    if (s._id === exceptSessionId) continue;
+    await store.remove(s._id);
+  }
+}
+
+/** Drops a user's sessions whose refresh token has expired (called when a new one starts). */
+async function purgeExpiredSessions(store: DocStore, userId: string): Promise<void> {
+  const now = Date.now();
+  for (const s of store.findBy('userId', userId) as SessionDoc[]) {
+    if (s.revoked || Date.parse(s.expiresAt) <= now) await store.remove(s._id);
   }
 }

@@ -65,3 +65,45 @@ export async function insertUser(ws: Workspace, input: NewUser, cost: number): P
     throw err;
   }
 }
+
+export interface UserPatch { email?: string; password?: string; [key: string]: unknown }
+
+/** Applies a partial update (fields absent stay); hashes a new password; 409 when the new
+ *  email belongs to another user; 404 when the user is gone. */
+export async function updateUser(ws: Workspace, id: string, patch: UserPatch, cost: number): Promise<UserDoc> {
+  const store = await usersStore(ws);
+  const { password, ...fields } = patch;
+  const passwordHash = password === undefined ? undefined : await hashPassword(password, cost);
+  // Read after hashing: the hash takes a while, and the document may have changed meanwhile.
+  const current = store.get(id) as UserDoc | undefined;
+  if (!current) throw ApiError.notFound('User', id);
+  const next: UserDoc = { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: nowIso() };
+  if (fields.email !== undefined) {
+    next.email = normalizeEmail(fields.email);
+    const owner = store.findBy('email', next.email)[0];
+    if (owner && owner._id !== id) throw ApiError.conflict(`A user with email '${next.email}' already exists`, { field: 'email' });
+  }
+  if (passwordHash) next.passwordHash = passwordHash;
+  try {
+    const stored = await store.replace(id, next);
+    if (!stored) throw ApiError.notFound('User', id);
+    return stored as UserDoc;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict(`A user with email '${next.email}' already exists`, { field: 'email' });
+    throw err;
+  }
+}
+
+/** Deletes a user; resolves to the document as it was, or undefined when there was none. */
+export async function deleteUser(ws: Workspace, id: string): Promise<UserDoc | undefined> {
+  const store = await usersStore(ws);
+  const current = store.get(id) as UserDoc | undefined;
+  if (!current) return undefined;
+  await store.remove(id);
+  return current;
+}
+
+/** How many administrators the workspace has (the last one may not be demoted or deleted). */
+export async function countAdmins(ws: Workspace): Promise<number> {
+  return (await usersStore(ws)).findBy('role', 'admin').length;
+}

@@ -1,4 +1,71 @@
-// The users API group: routes are added by its issue.
-import type { Module } from '../../core/context.js';
+// The users API group: user administration for administrators (list, get, create, partial
+// update with PUT or PATCH, delete). Non-admins get 403, anonymous callers 401.
+import type { Request, Response, Router } from 'express';
+import type { AppContext, Module } from '../../core/context.js';
+import { actorOf, requireAdmin } from '../../core/auth.js';
+import { ApiError } from '../../core/errors.js';
+import { parseBody } from '../../core/validate.js';
+import { listMeta, parseListQuery } from '../../core/list-query.js';
+import type { StoreQuery } from '../../storage/query.js';
+import { findUser, publicUser, usersStore } from './repo.js';
+import { assertPasswordBytes, assertWritable, CreateUserBody, HIDDEN_FIELDS, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
+import { changeUser, createUser, removeUser } from './service.js';
 
-export const usersModule: Module = { name: 'users' };
+export const usersModule: Module = {
+  name: 'users',
+
+  workspaceRoutes(router: Router, ctx: AppContext) {
+    router.get('/users', async (req, res) => {
+      requireAdmin(req);
+      const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => (USER_TYPES[p]) });
+      assertNoHiddenField(q);
+      const { data, total } = (await usersStore(req.ws)).find(q);
+      res.json({ data: data.map(publicUser), meta: listMeta(total, q) });
+    });
+
+    router.get('/users/:id', async (req, res) => {
+      requireAdmin(req);
+      const user = await findUser(req.ws, req.params.id as string);
+      if (!user) throw ApiError.notFound('User', req.params.id as string);
+      res.json(publicUser(user));
+    });
+
+    router.post('/users', async (req, res) => {
+      requireAdmin(req);
+      assertWritable(req.body, SYSTEM_FIELDS);
+      const body = parseBody(CreateUserBody, req.body);
+      assertPasswordBytes('password', body.password);
+      res.status(201).json(publicUser(await createUser(ctx, req.ws, body, actorOf(req))));
+    });
+
+    const update = async (req: Request, res: Response) => {
+      const admin = requireAdmin(req);
+      assertWritable(req.body, SYSTEM_FIELDS);
+      const body = parseBody(UpdateUserBody, req.body);
+      assertPasswordBytes('password', body.password);
+      const user = await changeUser(ctx, req.ws, req.params.id as string, body, { actor: actorOf(req), keepSessionId: admin.sessionId });
+      res.json(publicUser(user));
+    };
+    router.put('/users/:id', update);
+    router.patch('/users/:id', update);
+
+    router.delete('/users/:id', async (req, res) => {
+      requireAdmin(req);
+      await removeUser(ctx, req.ws, req.params.id as string, actorOf(req));
+      res.status(204).end();
+    });
+  },
+};
+
+const USER_TYPES: Record<string, 'string' | 'date'> = {
+  _id: 'string', email: 'string', name: 'string', role: 'string', createdAt: 'date', updatedAt: 'date',
+};
+
+/** Filtering, sorting or selecting the hash would turn the list into an oracle: refused. */
+function assertNoHiddenField(q: StoreQuery): void {
+  const paths = [...q.conditions.map((c) => c.path), ...q.sort.map((s) => s.path), ...(q.fields ?? [])];
+  for (const path of paths) {
+    const root = path.split('.')[0];
+    if (HIDDEN_FIELDS.includes(root)) throw ApiError.badRequest(`'${root}' cannot be filtered, sorted or selected`, { field: root });
+  }
+}

@@ -1,0 +1,73 @@
+// The self-service auth rules without HTTP: register, login (rate limited, same answer for an
+// unknown email and a wrong password), refresh, logout, recovery, profile, password change
+// and impersonation.
+import type { AppContext } from '../../core/context.js';
+import type { Actor } from '../../core/bus.js';
+import type { AuthInfo } from '../../core/auth.js';
+import { ApiError } from '../../core/errors.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { findUser, findUserByEmail, hashPassword, normalizeEmail, verifyPassword, type UserDoc } from '../users/repo.js';
+import { changeUser, createUser } from '../users/service.js';
+import { createSession, revokeSession, rotateRefreshToken, sessionOfRefreshToken, type LoginResult } from './sessions.js';
+import { consumeResetToken, sendRecoveryEmail } from './recovery.js';
+import type { LoginLimiter } from './rate-limit.js';
+
+export async function register(ctx: AppContext, ws: Workspace, input: { email: string; password: string; name?: string; [k: string]: unknown }): Promise<LoginResult> {
+  const user = await createUser(ctx, ws, { ...input, role: 'user' });
+  return createSession(ws, user, ctx.config);
+}
+
+// Compared against when the email is unknown, so that both failures take as long.
+let dummyHash: Promise<string> | undefined;
+const dummy = (cost: number) => (dummyHash ??= hashPassword('homebase-no-such-user', cost));
+
+export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<LoginResult> {
+  const key = `${ws.id}\0${normalizeEmail(email)}`;
+  const attempt = limiter.begin(key);
+  const user = await findUserByEmail(ws, email);
+  const ok = user ? await verifyPassword(password, user.passwordHash) : (await verifyPassword(password, await dummy(ctx.config.bcryptCost)), false);
+  if (!ok || !user) throw ApiError.unauthorized('Invalid email or password');
+  limiter.forgive(key, attempt);
+  return createSession(ws, user, ctx.config);
+}
+
+export function refresh(ctx: AppContext, ws: Workspace, refreshToken: string): Promise<LoginResult> {
+  return rotateRefreshToken(ws, refreshToken, ctx.config);
+}
+
+/** Ends the caller's session, and the session of `refreshToken` when it is the same user's.
+ *  Without a valid access token, a valid refresh token alone is enough. */
+export async function logout(ws: Workspace, auth: AuthInfo | null, refreshToken?: string): Promise<void> {
+  const other = refreshToken ? await sessionOfRefreshToken(ws, refreshToken) : undefined;
+  if (!auth && !other) throw ApiError.unauthorized(refreshToken ? 'Invalid refresh token' : 'Authentication required');
+  if (auth) await revokeSession(ws, auth.sessionId);
+  if (other && (!auth || other.userId === auth.userId)) await revokeSession(ws, other._id);
+}
+
+/** Writes a recovery email when the email is registered; the caller answers the same either way. */
+export async function forgotPassword(ws: Workspace, email: string): Promise<void> {
+  const user = await findUserByEmail(ws, email);
+  if (user) await sendRecoveryEmail(ws, user);
+}
+
+/** Sets a new password from a reset token and ends every session of the user. */
+export async function resetPassword(ctx: AppContext, ws: Workspace, token: string, password: string): Promise<void> {
+  const userId = await consumeResetToken(ws, token);
+  if (!(await findUser(ws, userId))) throw ApiError.invalidField('token', 'invalid', 'The reset token is invalid, expired or already used');
+  await changeUser(ctx, ws, userId, { password });
+}
+
+export async function changePassword(ctx: AppContext, ws: Workspace, auth: AuthInfo, actor: Actor | undefined, currentPassword: string, newPassword: string): Promise<UserDoc> {
+  if (!(await verifyPassword(currentPassword, auth.user.passwordHash))) {
+    throw ApiError.invalidField('currentPassword', 'invalid', 'The current password is wrong');
+  }
+  return changeUser(ctx, ws, auth.userId, { password: newPassword }, { actor, keepSessionId: auth.sessionId });
+}
+
+/** A login result for another user; its token carries `act: { sub: <admin id> }`. An admin
+ *  already impersonating someone stays the actor. */
+export async function impersonate(ctx: AppContext, ws: Workspace, admin: AuthInfo, userId: string): Promise<LoginResult> {
+  const user = await findUser(ws, userId);
+  if (!user) throw ApiError.notFound('User', userId);
+  return createSession(ws, user, ctx.config, admin.impersonatedBy ?? admin.userId);
+}

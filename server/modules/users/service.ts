@@ -1,0 +1,56 @@
+// User administration rules without HTTP: create, update and delete users, ending sessions
+// where a password changes or a user goes, keeping at least one administrator, and
+// publishing user.created / user.updated / user.deleted (public user only, never the hash).
+import type { AppContext } from '../../core/context.js';
+import type { Actor } from '../../core/bus.js';
+import { ApiError } from '../../core/errors.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, type NewUser, type UserDoc, type UserPatch } from './repo.js';
+import { revokeUserSessions } from '../auth/sessions.js';
+import { dropResetTokens } from '../auth/recovery.js';
+
+type UserEvent = 'user.created' | 'user.updated' | 'user.deleted';
+
+export function publishUserEvent(ctx: AppContext, ws: Workspace, type: UserEvent, user: UserDoc, actor?: Actor): void {
+  ctx.bus.publish({ type, app: ws.id, data: publicUser(user) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+}
+
+export async function createUser(ctx: AppContext, ws: Workspace, input: NewUser, actor?: Actor): Promise<UserDoc> {
+  const user = await insertUser(ws, input, ctx.config.bcryptCost);
+  publishUserEvent(ctx, ws, 'user.created', user, actor);
+  return user;
+}
+
+export interface UpdateOptions {
+  actor?: Actor;
+  /** The caller's own session: kept when the password changes (other sessions end). */
+  keepSessionId?: string;
+}
+
+export async function changeUser(ctx: AppContext, ws: Workspace, id: string, patch: UserPatch, options: UpdateOptions = {}): Promise<UserDoc> {
+  const current = await findUser(ws, id);
+  if (!current) throw ApiError.notFound('User', id);
+  if (patch.role !== undefined && current.role === 'admin' && patch.role !== 'admin' && (await countAdmins(ws)) <= 1) {
+    throw ApiError.conflict('The workspace must keep at least one administrator', { field: 'role' });
+  }
+  const user = await updateUser(ws, id, patch, ctx.config.bcryptCost);
+  if (patch.password !== undefined) {
+    await revokeUserSessions(ws, id, options.keepSessionId);
+    await dropResetTokens(ws, id);
+  }
+  publishUserEvent(ctx, ws, 'user.updated', user, options.actor);
+  return user;
+}
+
+export async function removeUser(ctx: AppContext, ws: Workspace, id: string, actor?: Actor): Promise<void> {
+  const current = await findUser(ws, id);
+  if (!current) throw ApiError.notFound('User', id);
+  if (current.role === 'admin' && (await countAdmins(ws)) <= 1) {
+    throw ApiError.conflict('The last administrator of the workspace cannot be deleted');
+  }
+  const removed = await deleteUser(ws, id);
+  if (!removed) throw ApiError.notFound('User', id);
+  await revokeUserSessions(ws, id);
+  await dropResetTokens(ws, id);
+  publishUserEvent(ctx, ws, 'user.deleted', removed, actor);
+}
