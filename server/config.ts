@@ -14,6 +14,8 @@ export interface ServerOptions {
   seed?: string | Record<string, unknown>;
   /** Access token lifetime in seconds (default 900). */
   tokenTtl?: number;
+  /** Refresh token lifetime in seconds (default 30 days). */
+  refreshTtl?: number;
   /** JSON body limit in bytes (default 1 MiB). */
   jsonLimit?: number;
   /** Simple upload limit in bytes (default 50 MiB). */
@@ -83,7 +85,7 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     consoleToken: options.consoleToken ?? process.env.HOMEBASE_CONSOLE_TOKEN,
     seed: options.seed,
     tokenTtl: options.tokenTtl ?? 900,
-    refreshTtl: 30 * 24 * 3600,
+    refreshTtl: options.refreshTtl ?? 30 * 24 * 3600,
     jsonLimit: options.jsonLimit ?? 1 * MiB,
     uploadLimit: options.uploadLimit ?? 50 * MiB,
     uploadExpiry: options.uploadExpiry ?? 24 * 3600 * 1000,

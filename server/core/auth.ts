@@ -48,9 +48,19 @@ export async function authenticateToken(ws: Workspace, token: string): Promise<A
   };
 }
 
+/** Endpoints that do not act as the caller: a stale token sent out of habit (an expired access
+ *  token on /auth/refresh) is ignored there instead of blocking the very call that renews it.
+ *  Logout is here so that a valid refresh token alone can still end a session. */
+const TOKEN_OPTIONAL = /^\/auth\/(?:register|login|refresh|logout|forgot-password|reset-password)\/?$/;
+
 export const authenticate: RequestHandler = async (req, _res, next) => {
   const token = bearerToken(req);
-  req.auth = token ? await authenticateToken(req.ws, token) : null;
+  try {
+    req.auth = token ? await authenticateToken(req.ws, token) : null;
+  } catch (err) {
+    if (!TOKEN_OPTIONAL.test(req.path)) throw err;
+    req.auth = null;
+  }
   next();
 };
 
