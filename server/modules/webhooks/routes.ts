@@ -1,4 +1,88 @@
-// The webhooks API group: routes are added by its issue.
-import type { Module } from '../../core/context.js';
+// The webhooks API group (CONTRACT §9): CRUD (admin), delivery logs, test events; and the
+// delivery queue's wiring to the bus and the workspace lifecycle.
+import type { Request, Response, Router } from 'express';
+import type { AppContext, Module } from '../../core/context.js';
+import { requireAdmin } from '../../core/auth.js';
+import { parseBody } from '../../core/validate.js';
+import { listMeta, parseListQuery } from '../../core/list-query.js';
+import { ApiError } from '../../core/errors.js';
+import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
+import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
+import { Deliverer, testEnvelope } from './delivery.js';
 
-export const webhooksModule: Module = { name: 'webhooks' };
+const deliverers = new WeakMap<AppContext, Deliverer>();
+
+function delivererOf(ctx: AppContext): Deliverer {
+  let d = deliverers.get(ctx);
+  if (!d) { d = new Deliverer(ctx); deliverers.set(ctx, d); }
+  return d;
+}
+
+export const webhooksModule: Module = {
+  name: 'webhooks',
+
+  workspaceRoutes(router: Router, ctx: AppContext) {
+    router.get('/webhooks', async (req, res) => {
+      requireAdmin(req);
+      const q = parseListQuery(req.query);
+      const { data, total } = await listWebhooks(req.ws, q);
+      res.json({ data, meta: listMeta(total, q) });
+    });
+
+    router.post('/webhooks', async (req, res) => {
+      requireAdmin(req);
+      res.status(201).json(await createWebhook(req.ws, parseBody(NewWebhookBody, req.body)));
+    });
+
+    router.get('/webhooks/:id', async (req, res) => {
+      requireAdmin(req);
+      res.json(publicWebhook(await getWebhookDoc(req.ws, req.params.id as string)));
+    });
+
+    const update = async (req: Request, res: Response) => {
+      requireAdmin(req);
+      res.json(await updateWebhook(req.ws, req.params.id as string, parseBody(WebhookChangesBody, req.body)));
+    };
+    router.put('/webhooks/:id', update);
+    router.patch('/webhooks/:id', update);
+
+    router.delete('/webhooks/:id', async (req, res) => {
+      requireAdmin(req);
+      await deleteWebhook(req.ws, req.params.id as string);
+      res.status(204).end();
+    });
+
+    router.get('/webhooks/:id/logs', async (req, res) => {
+      requireAdmin(req);
+      const hook = await getWebhookDoc(req.ws, req.params.id as string);
+      const q = parseListQuery(req.query, { defaultSort: [{ path: 'createdAt', dir: -1 }] });
+      const { data, total } = (await req.ws.store(LOGS)).find({
+        ...q, conditions: [{ path: 'webhookId', op: '$eq', values: [hook._id] }, ...q.conditions],
+      });
+      res.json({ data, meta: listMeta(total, q) });
+    });
+
+    // Sends a `webhook.test` event to this webhook now, whatever its events (and even while
+    // inactive); answers with the log entry of the first attempt. Failed tests are retried like any delivery.
+    router.post('/webhooks/:id/test', async (req, res) => {
+      requireAdmin(req);
+      const hook = await getWebhookDoc(req.ws, req.params.id as string);
+      const deliverer = delivererOf(ctx);
+      const id = await deliverer.enqueue(req.ws, hook._id, testEnvelope(req.ws, hook._id), { test: true, schedule: false });
+      const entry = await deliverer.attemptNow(req.ws, id);
+      if (!entry) throw ApiError.unavailable('The server is shutting down');
+      res.json(entry);
+    });
+  },
+
+  async start(ctx: AppContext) {
+    const deliverer = delivererOf(ctx);
+    ctx.bus.subscribe((event) => deliverer.onEvent(event));
+    ctx.closers.push(() => deliverer.stop());
+    await ctx.registry.listen({
+      opened: (ws) => deliverer.resume(ws),
+      closing: (ws) => deliverer.stopWorkspace(ws.id),
+      replaced: async (ws) => { await deliverer.stopWorkspace(ws.id); await deliverer.resume(ws); },
+    });
+  },
+};

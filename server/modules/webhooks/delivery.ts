@@ -1,0 +1,271 @@
+// The durable delivery queue: one `webhook_deliveries` document per pending (webhook, event),
+// with its next attempt number and time, so pending deliveries and retries survive a restart.
+// Each attempt is signed per Standard Webhooks, logged in `webhook_logs`, and rescheduled on
+// failure until the attempts run out.
+import { randomUUID } from 'node:crypto';
+import { Webhook as Signer } from 'standardwebhooks';
+import type { AppContext } from '../../core/context.js';
+import type { BusEvent } from '../../core/bus.js';
+import { envelope } from '../../core/bus.js';
+import type { Workspace } from '../../storage/workspace.js';
+import type { Doc } from '../../storage/doc-store.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { logger } from '../../core/logger.js';
+import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
+
+/** Log entries kept per webhook; older ones are dropped. */
+export const LOGS_PER_WEBHOOK = 1000;
+/** Response bodies are logged up to this many bytes. */
+const RESPONSE_BODY_LIMIT = 4096;
+/** Attempts running at once, all workspaces together (a burst of events queues, it does not flood the receiver). */
+const MAX_CONCURRENT = 8;
+
+export type Envelope = ReturnType<typeof envelope>;
+
+interface DeliveryDoc {
+  _id: string;
+  webhookId: string;
+  eventId: string;
+  event: Envelope;
+  /** Number of the next attempt, from 1. */
+  attempt: number;
+  /** Epoch ms of the next attempt. */
+  nextAttemptAt: number;
+  /** A test delivery goes out even while the webhook is inactive. */
+  test?: boolean;
+  createdAt: string;
+}
+
+export interface LogEntry {
+  _id: string;
+  webhookId: string;
+  eventId: string;
+  event: string;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  durationMs: number;
+  error: string | null;
+  request: { url: string; headers: Record<string, string>; body: string };
+  response: { status: number; body: string } | null;
+  createdAt: string;
+}
+
+const SHUTDOWN = 'shutdown';
+
+export class Deliverer {
+  private timers = new Map<string, { wsId: string; timer: NodeJS.Timeout }>();
+  private ready: Array<{ ws: Workspace; id: string }> = [];
+  private running = new Map<string, { wsId: string; abort: AbortController; done: Promise<unknown> }>();
+  private stopped = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  get maxAttempts(): number { return this.ctx.config.webhookRetryDelays.length + 1; }
+
+  /** Bus listener: one delivery per active webhook that wants the event. */
+  async onEvent(event: BusEvent): Promise<void> {
+    if (this.stopped || event.type === 'webhook.test') return;
+    const ws = this.ctx.registry.get(event.app);
+    if (!ws) return;
+    const hooks = (await webhookStore(ws)).all() as unknown as WebhookDoc[];
+    const targets = hooks.filter((h) => h.active && wantsEvent(h, event));
+    if (targets.length === 0) return;
+    const body = safeEnvelope(event);
+    for (const hook of targets) await this.enqueue(ws, hook._id, body);
+  }
+
+  /** Stores a delivery and schedules its first attempt now. */
+  async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean } = {}): Promise<string> {
+    const doc: DeliveryDoc = {
+      _id: newId(), webhookId, eventId: event.id, event, attempt: 1, nextAttemptAt: Date.now(),
+      ...(options.test ? { test: true } : {}), createdAt: nowIso(),
+    };
+    await (await ws.store(DELIVERIES)).insert(doc as unknown as Doc);
+    if (options.schedule !== false) this.schedule(ws, doc._id, doc.nextAttemptAt);
+    return doc._id;
+  }
+
+  /** Re-schedules every pending delivery of a workspace (start, or content replaced). */
+  async resume(ws: Workspace): Promise<void> {
+    if (this.stopped) return;
+    for (const d of (await ws.store(DELIVERIES)).all() as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.nextAttemptAt);
+  }
+
+  /** Stops a workspace's timers and aborts its attempts in flight (they stay pending, unlogged). */
+  async stopWorkspace(wsId: string): Promise<void> {
+    for (const [key, t] of this.timers) if (t.wsId === wsId) { clearTimeout(t.timer); this.timers.delete(key); }
+    this.ready = this.ready.filter((r) => r.ws.id !== wsId);
+    const mine = [...this.running.values()].filter((r) => r.wsId === wsId);
+    for (const r of mine) r.abort.abort(SHUTDOWN);
+    await Promise.allSettled(mine.map((r) => r.done));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t.timer);
+    this.timers.clear();
+    this.ready = [];
+    for (const r of this.running.values()) r.abort.abort(SHUTDOWN);
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Runs a delivery's next attempt at once and resolves to its log entry (the test endpoint). */
+  async attemptNow(ws: Workspace, id: string): Promise<LogEntry | undefined> {
+    return this.run(ws, id);
+  }
+
+  private schedule(ws: Workspace, id: string, at: number) {
+    if (this.stopped) return;
+    const key = `${ws.id}\u0000${id}`;
+    const existing = this.timers.get(key);
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.ready.push({ ws, id });
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+    timer.unref?.();
+    this.timers.set(key, { wsId: ws.id, timer });
+  }
+
+  private pump() {
+    while (!this.stopped && this.running.size < MAX_CONCURRENT && this.ready.length) {
+      const { ws, id } = this.ready.shift()!;
+      void this.run(ws, id).finally(() => this.pump());
+    }
+  }
+
+  private async run(ws: Workspace, id: string): Promise<LogEntry | undefined> {
+    const key = `${ws.id}\u0000${id}`;
+    if (this.running.has(key) || this.stopped) return undefined;
+    const abort = new AbortController();
+    const done = this.attempt(ws, id, abort.signal).catch((err) => {
+      if (abort.signal.reason !== SHUTDOWN) logger.error({ err, workspace: ws.id, delivery: id }, 'webhook delivery failed');
+      return undefined;
+    });
+    this.running.set(key, { wsId: ws.id, abort, done });
+    try {
+      return await done;
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  private async attempt(ws: Workspace, id: string, signal: AbortSignal): Promise<LogEntry | undefined> {
+    const deliveries = await ws.store(DELIVERIES);
+    const delivery = deliveries.get(id) as unknown as DeliveryDoc | undefined;
+    if (!delivery) return undefined;
+    const hook = (await webhookStore(ws)).get(delivery.webhookId) as unknown as WebhookDoc | undefined;
+    // Deleted, or switched off since: the pending delivery is dropped (events fire only while active).
+    if (!hook || (!hook.active && !delivery.test)) { await deliveries.remove(id); return undefined; }
+
+    const body = JSON.stringify(delivery.event);
+    const sentAt = new Date();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': `Homebase-Webhooks/${this.ctx.config.version}`,
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': new Signer(signingSecret(ws, hook)).sign(delivery.eventId, sentAt, body),
+    };
+    const outcome = await post(hook.url, headers, body, this.ctx.config.webhookTimeout, signal);
+    if (signal.aborted && signal.reason === SHUTDOWN) return undefined; // left pending: retried after the restart
+
+    const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    const entry: LogEntry = {
+      _id: newId(), webhookId: hook._id, eventId: delivery.eventId, event: delivery.event.type, attempt: delivery.attempt,
+      status: ok ? 'succeeded' : 'failed', durationMs: outcome.durationMs,
+      error: ok ? null : (outcome.error ?? `Receiver answered HTTP ${outcome.status}`),
+      request: { url: hook.url, headers, body },
+      response: outcome.status === undefined ? null : { status: outcome.status, body: outcome.body ?? '' },
+      createdAt: nowIso(),
+    };
+    await this.writeLog(ws, entry);
+
+    if (ok || delivery.attempt >= this.maxAttempts) {
+      await deliveries.remove(id);
+    } else {
+      const delay = this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0;
+      const next: DeliveryDoc = { ...delivery, attempt: delivery.attempt + 1, nextAttemptAt: Date.now() + delay };
+      if (await deliveries.replace(id, next as unknown as Doc)) this.schedule(ws, id, next.nextAttemptAt);
+    }
+    return entry;
+  }
+
+  private async writeLog(ws: Workspace, entry: LogEntry) {
+    const logs = await ws.store(LOGS);
+    if (!logs.hasIndex('webhookId')) await logs.ensureIndex({ fieldName: 'webhookId' });
+    await logs.insert(entry as unknown as Doc);
+    const mine = { path: 'webhookId', op: '$eq' as const, values: [entry.webhookId] };
+    const { total } = logs.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
+    if (total > LOGS_PER_WEBHOOK) {
+      const oldest = logs.find({ conditions: [mine], sort: [{ path: 'createdAt', dir: 1 }], limit: total - LOGS_PER_WEBHOOK, offset: 0 });
+      await logs.removeWhere({ _id: { $in: oldest.data.map((d) => d._id) } });
+    }
+  }
+}
+
+/** The envelope of a bus event, without anything that must never leave the server. */
+export function safeEnvelope(event: BusEvent): Envelope {
+  const env = envelope(event);
+  if (env.data && typeof env.data === 'object' && 'passwordHash' in env.data) {
+    const { passwordHash: _omit, ...data } = env.data as Record<string, unknown>;
+    return { ...env, data };
+  }
+  return env;
+}
+
+/** A test event for one webhook (`POST /webhooks/{id}/test`). */
+export function testEnvelope(ws: Workspace, webhookId: string): Envelope {
+  return {
+    id: `evt_${randomUUID()}`, type: 'webhook.test', timestamp: nowIso(), app: ws.id,
+    data: { webhookId, message: 'Test event sent from Homebase' },
+  };
+}
+
+interface Outcome { status?: number; body?: string; error?: string; durationMs: number }
+
+async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', onOuter, { once: true });
+  const timer = setTimeout(() => controller.abort('timeout'), timeoutMs);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    // Redirects are not followed: a 3xx is a failed delivery, like any non-2xx.
+    const res = await fetch(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
+    const text = await readLimited(res, RESPONSE_BODY_LIMIT);
+    return { status: res.status, body: text, durationMs: elapsed() };
+  } catch (err) {
+    const reason = controller.signal.reason;
+    if (controller.signal.aborted && reason === 'timeout') return { error: `Timed out after ${timeoutMs} ms`, durationMs: elapsed() };
+    return { error: describeFetchError(err), durationMs: elapsed() };
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onOuter);
+  }
+}
+
+/** The first `limit` bytes of a response body, as text; the rest is not read. */
+export async function readLimited(res: Response, limit: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  if (size >= limit) await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+export function describeFetchError(err: unknown): string {
+  const e = err as { message?: string; cause?: { code?: string; message?: string } };
+  if (e?.cause?.message) return e.cause.message;
+  if (e?.cause?.code) return e.cause.code;
+  return e?.message ?? 'Request failed';
+}

@@ -1,0 +1,50 @@
+// Request bodies of the webhooks API, and the event-pattern rule scenarios share.
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../shared/events.js';
+
+const PREFIXES = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]))];
+
+/** `*`, a known event kind, or `<group>.*` for a known group (`record.*`). */
+export function isEventPattern(p: string): boolean {
+  if (p === '*') return true;
+  if (p.endsWith('.*')) return PREFIXES.includes(p.slice(0, -2));
+  return (EVENT_TYPES as readonly string[]).includes(p);
+}
+
+export const EventPatterns = z.array(z.string().refine(isEventPattern, {
+  message: `must be '*', an event kind (${EVENT_TYPES.join(', ')}) or a group pattern (${PREFIXES.map((p) => `${p}.*`).join(', ')})`,
+})).min(1).max(50);
+
+/** `filter: { collection }` narrows record events to one collection; null (on edit) removes it. */
+export const EventFilter = z.object({ collection: z.string().min(1).max(64) }).strict();
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const url = z.string().max(2048).refine(isHttpUrl, { message: 'must be an absolute http:// or https:// URL' });
+const name = z.string().min(1).max(200);
+
+export const NewWebhookBody = z.object({
+  name,
+  url,
+  events: EventPatterns,
+  active: z.boolean().optional(),
+  filter: EventFilter.optional(),
+});
+
+export const WebhookChangesBody = z.object({
+  name: name.optional(),
+  url: url.optional(),
+  events: EventPatterns.optional(),
+  active: z.boolean().optional(),
+  filter: EventFilter.nullable().optional(),
+});
+
+export type NewWebhook = z.infer<typeof NewWebhookBody>;
+export type WebhookChanges = z.infer<typeof WebhookChangesBody>;

@@ -1,0 +1,103 @@
+// Webhooks: CRUD over the `webhooks` store, their signing secrets (sealed at rest, shown once)
+// and which events they receive. Delivery itself lives in delivery.ts.
+import { randomBytes } from 'node:crypto';
+import type { Workspace } from '../../storage/workspace.js';
+import type { Doc, DocStore, StoreQuery } from '../../storage/doc-store.js';
+import type { BusEvent } from '../../core/bus.js';
+import { eventMatches } from '../../shared/events.js';
+import { ApiError } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { seal, unseal } from '../credentials/crypto.js';
+import type { NewWebhook, WebhookChanges } from './schemas.js';
+
+export interface Webhook {
+  _id: string;
+  name: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  filter?: { collection: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookDoc extends Webhook { sealedSecret: string }
+
+export const WEBHOOKS = 'webhooks';
+export const DELIVERIES = 'webhook_deliveries';
+export const LOGS = 'webhook_logs';
+
+export function webhookStore(ws: Workspace): Promise<DocStore> { return ws.store(WEBHOOKS); }
+
+export function publicWebhook(doc: Doc | WebhookDoc): Webhook {
+  const d = doc as unknown as WebhookDoc;
+  return {
+    _id: d._id, name: d.name, url: d.url, events: [...d.events], active: d.active,
+    ...(d.filter ? { filter: { collection: d.filter.collection } } : {}),
+    createdAt: d.createdAt, updatedAt: d.updatedAt,
+  };
+}
+
+/** Does this webhook (or scenario trigger) want this event? `filter.collection` only lets record events of that collection through. */
+export function wantsEvent(spec: { events: string[]; filter?: { collection?: string } | null }, event: Pick<BusEvent, 'type' | 'collection'>): boolean {
+  if (!spec.events.some((p) => eventMatches(p, event.type))) return false;
+  if (spec.filter?.collection !== undefined && spec.filter.collection !== event.collection) return false;
+  return true;
+}
+
+export async function listWebhooks(ws: Workspace, q: StoreQuery): Promise<{ data: Webhook[]; total: number }> {
+  const { data, total } = (await webhookStore(ws)).find({ ...q, fields: undefined });
+  return { total, data: data.map((d) => project(publicWebhook(d), q.fields)) };
+}
+
+export async function getWebhookDoc(ws: Workspace, id: string): Promise<WebhookDoc> {
+  const doc = (await webhookStore(ws)).get(id);
+  if (!doc) throw ApiError.notFound('Webhook', id);
+  return doc as unknown as WebhookDoc;
+}
+
+/** Creates a webhook; the signing secret is returned here and never again. */
+export async function createWebhook(ws: Workspace, input: NewWebhook): Promise<Webhook & { secret: string }> {
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const now = nowIso();
+  const doc: WebhookDoc = {
+    _id: newId(), name: input.name, url: input.url, events: input.events, active: input.active ?? true,
+    ...(input.filter ? { filter: input.filter } : {}),
+    sealedSecret: seal(ws, secret), createdAt: now, updatedAt: now,
+  };
+  const saved = await (await webhookStore(ws)).insert(doc as unknown as Doc);
+  return { ...publicWebhook(saved), secret };
+}
+
+export async function updateWebhook(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
+  const current = await getWebhookDoc(ws, id);
+  const { filter, ...rest } = changes;
+  const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: nowIso() };
+  if (filter === null) delete next.filter;
+  else if (filter !== undefined) next.filter = filter;
+  const saved = await (await webhookStore(ws)).replace(id, next as unknown as Doc);
+  if (!saved) throw ApiError.notFound('Webhook', id);
+  return publicWebhook(saved);
+}
+
+/** Deletes a webhook with its pending deliveries and its logs. */
+export async function deleteWebhook(ws: Workspace, id: string): Promise<void> {
+  if (!(await (await webhookStore(ws)).remove(id))) throw ApiError.notFound('Webhook', id);
+  await (await ws.store(DELIVERIES)).removeWhere({ webhookId: id });
+  await (await ws.store(LOGS)).removeWhere({ webhookId: id });
+}
+
+export function signingSecret(ws: Workspace, hook: WebhookDoc): string {
+  return unseal(ws, hook.sealedSecret);
+}
+
+function stripUndefined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function project<T extends { _id: string }>(doc: T, fields: string[] | undefined): T {
+  if (!fields) return doc;
+  const out: Record<string, unknown> = { _id: doc._id };
+  for (const f of fields) if (f in doc) out[f] = (doc as Record<string, unknown>)[f];
+  return out as T;
+}
