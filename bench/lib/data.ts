@@ -1,0 +1,77 @@
+// Deterministic benchmark data: the same N "people" records for every target (Homebase's `_id`,
+// json-server's `id`), and the random ids / bodies the load generator sends.
+export interface Person {
+  _id: string;
+  name: string;
+  email: string;
+  role: string;
+  age: number;
+  city: string;
+  active: boolean;
+  score: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const ROLES = ['admin', 'editor', 'user', 'guest'] as const;
+const CITIES = ['Lyon', 'Oslo', 'Lima', 'Pune', 'Kyiv', 'Cork', 'Baku', 'Nice', 'Riga', 'Bern'];
+const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Radia', 'Edsger'];
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same data set on every run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A 16-character id of [A-Za-z0-9] starting with a letter (the records API's id pattern). */
+export function randomId(rand: () => number): string {
+  let id = ALPHABET[Math.floor(rand() * 52)];
+  for (let i = 1; i < 16; i++) id += ALPHABET[Math.floor(rand() * 62)];
+  return id;
+}
+
+/** The fields a client sends when it creates a person (no id, no timestamps). */
+export function personBody(rand: () => number, i: number): Omit<Person, '_id' | 'createdAt' | 'updatedAt'> {
+  const first = FIRST[i % FIRST.length];
+  return {
+    name: `${first} ${i}`,
+    email: `${first.toLowerCase()}.${i}@example.com`,
+    role: ROLES[Math.floor(rand() * ROLES.length)],
+    age: 18 + Math.floor(rand() * 63),
+    city: CITIES[Math.floor(rand() * CITIES.length)],
+    active: rand() < 0.7,
+    score: Math.round(rand() * 10_000) / 100,
+  };
+}
+
+export function generatePeople(n: number, seed = 42): Person[] {
+  const rand = prng(seed);
+  const start = Date.UTC(2024, 0, 1);
+  const out: Person[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = new Date(start + i * 1000).toISOString();
+    out[i] = { _id: randomId(rand), ...personBody(rand, i), createdAt: at, updatedAt: at };
+  }
+  return out;
+}
+
+/** json-server's shape of the same data: `id` instead of `_id`. */
+export function jsonServerDb(people: Person[]): string {
+  const rows = people.map(({ _id, ...rest }) => JSON.stringify({ id: _id, ...rest }));
+  return `{"people":[\n${rows.join(',\n')}\n]}\n`;
+}
+
+/** Up to `max` ids picked evenly from the data set, for random GET / update targets. */
+export function sampleIds(people: Person[], max = 10_000): string[] {
+  const step = Math.max(1, Math.floor(people.length / max));
+  const out: string[] = [];
+  for (let i = 0; i < people.length && out.length < max; i += step) out.push(people[i]._id);
+  return out;
+}

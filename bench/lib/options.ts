@@ -1,0 +1,112 @@
+// Benchmark options: sizes, durations and switches, from flags (`--sizes 10000,100000`) or the
+// environment (`BENCH_SIZES=...`), so that the smoke test can run the same code tiny and fast.
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Data set sizes for the per-operation comparison (GET, list, create, update). */
+  sizes: number[];
+  /** Extra sizes for the create-throughput series (merged with `sizes`). */
+  createSizes: number[];
+  /** Size of the "start with N records" and RSS measurement. */
+  startSize: number;
+  /** Records in the snapshot-restore measurement (0 = skip). */
+  restoreSize: number;
+  connections: number;
+  /** Seconds of warm-up before each measured series. */
+  warmup: number;
+  /** Seconds of each measured run. */
+  duration: number;
+  /** Measured runs per figure; the table shows their median and min–max. */
+  repeats: number;
+  /** Run `npm run build` first (the benchmark measures the built server). */
+  build: boolean;
+  /** Run Homebase from its TypeScript sources through tsx instead of dist/ (smoke test only). */
+  source: boolean;
+  /** Optional suites, when their modules exist. */
+  storage: boolean;
+  realtime: boolean;
+  /** Where the JSON and Markdown results go; undefined = don't write. */
+  outDir?: string;
+  /** Print progress lines to stderr. */
+  verbose: boolean;
+}
+
+export const DEFAULTS: BenchOptions = {
+  sizes: [10_000, 100_000],
+  createSizes: [1_000, 10_000, 100_000],
+  startSize: 100_000,
+  restoreSize: 10_000,
+  connections: 10,
+  warmup: 2,
+  duration: 5,
+  repeats: 3,
+  build: true,
+  source: false,
+  storage: false,
+  realtime: false,
+  outDir: 'bench/results',
+  verbose: true,
+};
+
+const FLAGS = {
+  sizes: { type: 'string' },
+  'create-sizes': { type: 'string' },
+  'start-size': { type: 'string' },
+  'restore-size': { type: 'string' },
+  connections: { type: 'string' },
+  warmup: { type: 'string' },
+  duration: { type: 'string' },
+  repeats: { type: 'string' },
+  'no-build': { type: 'boolean' },
+  source: { type: 'boolean' },
+  storage: { type: 'boolean' },
+  realtime: { type: 'boolean' },
+  out: { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const USAGE = `Usage: npm run bench -- [--sizes 10000,100000] [--create-sizes 1000,10000,100000]
+  [--start-size 100000] [--restore-size 10000] [--connections 10] [--warmup 2] [--duration 5]
+  [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--out bench/results] [--quiet]
+Every flag has an environment twin: BENCH_SIZES, BENCH_CREATE_SIZES, BENCH_START_SIZE,
+BENCH_RESTORE_SIZE, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_DURATION, BENCH_REPEATS,
+BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_OUT.`;
+
+function list(raw: string | undefined, name: string): number[] | undefined {
+  if (raw === undefined) return undefined;
+  const out = raw.split(',').filter(Boolean).map((s) => num(s, name)!);
+  return out;
+}
+
+function num(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw.replace(/_/g, ''));
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+  return n;
+}
+
+const flagOn = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v !== 'false';
+
+/** Options from the command line, then the environment, then the defaults. */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions & { help: boolean } {
+  const { values: v } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
+  const pick = <T>(flag: T | undefined, fromEnv: T | undefined, def: T): T => flag ?? fromEnv ?? def;
+  return {
+    sizes: pick(list(v.sizes, 'sizes'), list(env.BENCH_SIZES, 'BENCH_SIZES'), DEFAULTS.sizes),
+    createSizes: pick(list(v['create-sizes'], 'create-sizes'), list(env.BENCH_CREATE_SIZES, 'BENCH_CREATE_SIZES'), DEFAULTS.createSizes),
+    startSize: pick(num(v['start-size'], 'start-size'), num(env.BENCH_START_SIZE, 'BENCH_START_SIZE'), DEFAULTS.startSize),
+    restoreSize: pick(num(v['restore-size'], 'restore-size'), num(env.BENCH_RESTORE_SIZE, 'BENCH_RESTORE_SIZE'), DEFAULTS.restoreSize),
+    connections: pick(num(v.connections, 'connections'), num(env.BENCH_CONNECTIONS, 'BENCH_CONNECTIONS'), DEFAULTS.connections),
+    warmup: pick(num(v.warmup, 'warmup'), num(env.BENCH_WARMUP, 'BENCH_WARMUP'), DEFAULTS.warmup),
+    duration: pick(num(v.duration, 'duration'), num(env.BENCH_DURATION, 'BENCH_DURATION'), DEFAULTS.duration),
+    repeats: Math.max(1, pick(num(v.repeats, 'repeats'), num(env.BENCH_REPEATS, 'BENCH_REPEATS'), DEFAULTS.repeats)),
+    build: !(v['no-build'] ?? flagOn(env.BENCH_NO_BUILD)),
+    source: v.source ?? flagOn(env.BENCH_SOURCE),
+    storage: v.storage ?? flagOn(env.BENCH_STORAGE),
+    realtime: v.realtime ?? flagOn(env.BENCH_REALTIME),
+    outDir: v.out ?? env.BENCH_OUT ?? DEFAULTS.outDir,
+    verbose: !(v.quiet ?? false),
+    help: !!v.help,
+  };
+}

@@ -1,0 +1,108 @@
+// Turns a benchmark result into the one comparison table (plain text for the terminal,
+// Markdown for the README / docs) and checks the issue's targets against it.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BenchResults } from './suite.js';
+import type { Figure } from './load.js';
+import { OPS, OP_LABELS } from './operations.js';
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmt = (n: number) => (n >= 100 ? int(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const fig = (f?: Figure) => (f ? `${fmt(f.median)} (${fmt(f.min)}–${fmt(f.max)})` : '–');
+const ratio = (a?: Figure, b?: Figure) => (a && b && b.median > 0 ? `${fmt(a.median / b.median)}×` : '–');
+
+export const HEADER = ['Measure', 'Records', 'Homebase', 'json-server', 'bare Express', 'HB / json-server', 'HB / bare'];
+
+export function rows(r: BenchResults): string[][] {
+  const out: string[][] = [];
+  for (const size of Object.keys(r.ops).map(Number).sort((a, b) => a - b)) {
+    for (const op of OPS) {
+      const f = r.ops[size]?.[op];
+      if (!f) continue;
+      out.push([`${OP_LABELS[op]} (req/s)`, int(size), fig(f.homebase), fig(f['json-server']), fig(f.bare),
+        ratio(f.homebase, f['json-server']), ratio(f.homebase, f.bare)]);
+    }
+  }
+  for (const { size, figure } of r.createSeries) out.push(['create series, Homebase (req/s)', int(size), fig(figure), '', '', '', '']);
+  if (r.start.emptyMs !== undefined) out.push(['start → first records response (ms)', '0', int(r.start.emptyMs), '', '', '', '']);
+  if (r.start.loadedMs !== undefined) out.push(['start → first records response (ms)', int(r.start.size), int(r.start.loadedMs), '', '', '', '']);
+  if (r.rss.afterLoadMb !== undefined) out.push(['RSS after load (MB)', int(r.rss.size), int(r.rss.afterLoadMb), '', '', '', '']);
+  if (r.rss.afterRunMb !== undefined) out.push(['RSS after the runs (MB)', int(r.rss.size), int(r.rss.afterRunMb), '', '', '', '']);
+  if (r.restore && Number.isFinite(r.restore.ms)) out.push(['snapshot restore (ms)', int(r.restore.size), int(r.restore.ms), '', '', '', '']);
+  return out;
+}
+
+export interface TargetCheck { target: string; value: string; ok: boolean | undefined }
+
+/** The issue's targets, each with the measured value and whether it is met (undefined = not measured). */
+export function checkTargets(r: BenchResults): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const sizes = Object.keys(r.ops).map(Number).sort((a, b) => a - b);
+  const small = sizes.find((s) => s <= 10_000) ?? sizes[0];
+  const large = sizes[sizes.length - 1];
+  const cmp = (target: string, a: Figure | undefined, b: Figure | undefined, min: number) => {
+    const v = a && b && b.median > 0 ? a.median / b.median : undefined;
+    out.push({ target, value: v === undefined ? 'not measured' : `${fmt(v)}×`, ok: v === undefined ? undefined : v >= min });
+  };
+  for (const s of sizes) cmp(`GET by id ≥ 0.8 × bare Express @ ${int(s)}`, r.ops[s]?.get?.homebase, r.ops[s]?.get?.bare, 0.8);
+  if (small !== undefined) cmp(`list of 50 ≥ 0.5 × bare Express @ ${int(small)}`, r.ops[small]?.list?.homebase, r.ops[small]?.list?.bare, 0.5);
+  if (large !== undefined) cmp(`list of 50 ≥ 200 × json-server @ ${int(large)}`, r.ops[large]?.list?.homebase, r.ops[large]?.list?.['json-server'], 200);
+  if (small !== undefined) cmp(`create ≥ 10 × json-server @ ${int(small)}`, r.ops[small]?.create?.homebase, r.ops[small]?.create?.['json-server'], 10);
+  if (small !== undefined && large !== undefined && large !== small) {
+    const a = r.ops[large]?.create?.homebase, b = r.ops[small]?.create?.homebase;
+    const v = a && b ? a.median / b.median : undefined;
+    out.push({ target: `create @ ${int(large)} within 20 % of @ ${int(small)}`, value: v === undefined ? 'not measured' : `${(v * 100).toFixed(0)} %`, ok: v === undefined ? undefined : v >= 0.8 });
+  }
+  const ms = r.start.loadedMs;
+  out.push({ target: `start with ${int(r.start.size)} records < 1 s`, value: ms === undefined ? 'not measured' : `${int(ms)} ms`, ok: ms === undefined ? undefined : ms < 1000 });
+  const mb = r.rss.afterLoadMb;
+  out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });
+  return out;
+}
+
+const mark = (ok: boolean | undefined) => (ok === undefined ? '?' : ok ? 'met' : 'NOT met');
+
+function machineLine(r: BenchResults): string {
+  const m = r.machine;
+  return `${m.cpu}, ${m.nproc} cores (nproc), Node ${m.node}, ${m.platform}, ${m.date.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function settingsLine(r: BenchResults): string {
+  const o = r.options;
+  return `${o.connections} connections, ${o.warmup} s warm-up, ${o.repeats} × ${o.duration} s runs per figure (median, min–max); ` +
+    `Homebase with ${r.tokenKind === 'user' ? "a signed-in user's" : 'the admin'} token`;
+}
+
+export function toText(r: BenchResults): string {
+  const all = [HEADER, ...rows(r)];
+  const widths = HEADER.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]) => row.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const out = [line(HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...rows(r).map(line), ''];
+  out.push(`Machine: ${machineLine(r)}`, `Settings: ${settingsLine(r)}`, '', 'Targets:');
+  for (const t of checkTargets(r)) out.push(`  [${mark(t.ok)}] ${t.target}: ${t.value}`);
+  if (r.notes.length) out.push('', 'Notes:', ...r.notes.map((n) => `  - ${n}`));
+  return out.join('\n') + '\n';
+}
+
+export function toMarkdown(r: BenchResults): string {
+  const md = (row: string[]) => `| ${row.join(' | ')} |`;
+  const out = [md(HEADER), md(HEADER.map((_, i) => (i < 2 ? '---' : '---:'))), ...rows(r).map(md), ''];
+  out.push(`Machine: ${machineLine(r)}.  `, `Settings: ${settingsLine(r)}.`, '', '| Target | Measured | |', '|---|---:|---|');
+  for (const t of checkTargets(r)) out.push(md([t.target, t.value, mark(t.ok)]));
+  if (r.notes.length) out.push('', ...r.notes.map((n) => `- ${n}`));
+  return out.join('\n') + '\n';
+}
+
+/** Writes latest.json / latest.md and a timestamped copy of each; returns the paths. */
+export async function writeResults(results: BenchResults, outDir: string): Promise<string[]> {
+  await mkdir(outDir, { recursive: true });
+  const stamp = results.machine.date.replace(/[:.]/g, '-');
+  const files: string[] = [];
+  for (const name of ['latest', stamp]) {
+    files.push(join(outDir, `${name}.json`), join(outDir, `${name}.md`));
+    await writeFile(join(outDir, `${name}.json`), JSON.stringify(results, null, 2) + '\n');
+    await writeFile(join(outDir, `${name}.md`), toMarkdown(results));
+  }
+  return files;
+}
+

@@ -1,0 +1,157 @@
+// One benchmark run: builds the server, then for each data set size starts each target in turn
+// (bare Express, json-server, Homebase), measures the four operations, and collects the extra
+// figures (create series, start times, RSS, restore, optional suites) into one result object.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BenchOptions } from './options.js';
+import { generatePeople, sampleIds, type Person } from './data.js';
+import { measure, type Figure } from './load.js';
+import { OPS, operation, type OpName, type TargetKind } from './operations.js';
+import { rssMb, type Target } from './proc.js';
+import { COLLECTION, homebaseCli, prepareHomebase, recordsPath, removeHomebaseData, startBareExpress, startHomebase,
+  startJsonServer, writeRecords, type HomebaseData } from './targets.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+export type OpFigures = Partial<Record<TargetKind, Figure>>;
+
+export interface BenchResults {
+  machine: { cpu: string; nproc: number; node: string; platform: string; date: string };
+  options: Omit<BenchOptions, 'outDir' | 'verbose'>;
+  tokenKind?: 'user' | 'admin';
+  /** size → operation → figures per target. */
+  ops: Record<string, Partial<Record<OpName, OpFigures>>>;
+  /** Homebase create throughput by data set size. */
+  createSeries: { size: number; figure: Figure }[];
+  start: { emptyMs?: number; size: number; loadedMs?: number };
+  rss: { size: number; afterLoadMb?: number; afterRunMb?: number };
+  restore?: { size: number; ms: number; detail?: unknown };
+  extra: Record<string, unknown>;
+  notes: string[];
+}
+
+export function machineInfo(): BenchResults['machine'] {
+  return {
+    cpu: cpus()[0]?.model?.trim() ?? 'unknown',
+    nproc: cpus().length,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    date: new Date().toISOString(),
+  };
+}
+
+/** Builds dist/ (tsc). Type errors elsewhere in the tree don't stop the benchmark as long as
+ *  the server was emitted. */
+export function build(log: (s: string) => void): void {
+  log('building (npm run build)...');
+  const r = spawnSync(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) {
+    if (!existsSync(homebaseCli)) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
+    log('build reported type errors; using the emitted dist/ anyway');
+  }
+}
+
+export async function runBench(o: BenchOptions): Promise<BenchResults> {
+  const log = (s: string) => { if (o.verbose) process.stderr.write(`[bench] ${s}\n`); };
+  const { outDir: _out, verbose: _v, ...options } = o;
+  const results: BenchResults = {
+    machine: machineInfo(), options, ops: {}, createSeries: [],
+    start: { size: o.startSize }, rss: { size: o.startSize }, extra: {}, notes: [],
+  };
+  const load = { connections: o.connections, warmup: o.warmup, duration: o.duration, repeats: o.repeats };
+  if (o.build && !o.source) build(log);
+
+  let hb: HomebaseData | undefined;
+  try {
+    hb = await prepareHomebase(o.source);
+    results.tokenKind = hb.tokenKind;
+    results.start.emptyMs = hb.emptyStartMs;
+    if (hb.tokenKind === 'admin') results.notes.push('Homebase was driven with the admin token: users / login were not available.');
+  } catch (err) {
+    results.notes.push(`Homebase not measured: ${(err as Error).message}`);
+    log(`Homebase not measured: ${(err as Error).message}`);
+  }
+
+  const runOps = async (kind: TargetKind, target: Target, size: number, ids: string[], ops: OpName[]) => {
+    const base = kind === 'homebase' ? recordsPath : `/${COLLECTION}`;
+    for (const op of ops) {
+      log(`${target.name} @ ${size}: ${op}`);
+      const fig = await measure(target.origin, operation(op, { kind, base, ids, token: kind === 'homebase' ? hb?.token : undefined }), load);
+      ((results.ops[size] ??= {})[op] ??= {})[kind] = fig;
+      if (fig.errors) results.notes.push(`${target.name} @ ${size} ${op}: ${fig.errors} non-2xx responses or errors`);
+    }
+  };
+
+  /** Starts Homebase over `people`, records start time / RSS when this is the start size. */
+  const withHomebase = async (people: Person[], fn: (t: Target) => Promise<void>) => {
+    if (!hb) return;
+    await writeRecords(hb, people);
+    const t = await startHomebase(hb);
+    try {
+      if (people.length === o.startSize) {
+        results.start.loadedMs = t.startMs;
+        results.rss.afterLoadMb = rssMb(t.child.pid);
+      }
+      await fn(t);
+      if (people.length === o.startSize) results.rss.afterRunMb = rssMb(t.child.pid);
+    } finally {
+      await t.stop();
+    }
+  };
+
+  try {
+    for (const size of o.sizes) {
+      const people = generatePeople(size);
+      const ids = sampleIds(people);
+      log(`data set of ${size} records`);
+      const bare = await startBareExpress();
+      try { await runOps('bare', bare, size, ids, OPS); } finally { await bare.stop(); }
+      const js = await startJsonServer(people);
+      try { await runOps('json-server', js, size, ids, OPS); } finally { await js.stop(); }
+      await withHomebase(people, (t) => runOps('homebase', t, size, ids, OPS));
+      const create = results.ops[size]?.create?.homebase;
+      if (create) results.createSeries.push({ size, figure: create });
+    }
+    for (const size of o.createSizes.filter((s) => !o.sizes.includes(s))) {
+      const people = generatePeople(size);
+      await withHomebase(people, async (t) => {
+        log(`Homebase @ ${size}: create series`);
+        const fig = await measure(t.origin, operation('create', { kind: 'homebase', base: recordsPath, ids: [], token: hb!.token }), load);
+        results.createSeries.push({ size, figure: fig });
+      });
+    }
+    results.createSeries.sort((a, b) => a.size - b.size);
+    if (hb && results.start.loadedMs === undefined) {
+      log(`Homebase: start with ${o.startSize} records`);
+      await withHomebase(generatePeople(o.startSize), async () => undefined);
+    }
+  } finally {
+    if (hb) await removeHomebaseData(hb);
+  }
+
+  if (o.restoreSize > 0) results.restore = await optional('restore', 'benchRestore', { records: o.restoreSize, size: o.restoreSize }, results, log) as BenchResults['restore'];
+  if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', o, results, log);
+  if (o.realtime) results.extra.realtime = await optional('realtime', 'benchRealtime', o, results, log);
+  return results;
+}
+
+/** Runs an optional suite (bench/<file>.ts exporting `fn`) when it exists. */
+async function optional(file: string, fn: string, arg: unknown, results: BenchResults, log: (s: string) => void): Promise<unknown> {
+  const path = join(ROOT, 'bench', `${file}.ts`);
+  if (!existsSync(path)) { results.notes.push(`${fn}: bench/${file}.ts does not exist yet; not measured.`); return undefined; }
+  try {
+    log(`${fn}...`);
+    const mod = await import(pathToFileURL(path).href) as Record<string, (a: unknown) => Promise<unknown>>;
+    if (typeof mod[fn] !== 'function') { results.notes.push(`${fn}: not exported by bench/${file}.ts.`); return undefined; }
+    const out = await mod[fn](arg);
+    if (file !== 'restore') return out;
+    const ms = typeof out === 'number' ? out : (out as { ms?: number; restoreMs?: number })?.ms ?? (out as { restoreMs?: number })?.restoreMs;
+    return { size: (arg as { records: number }).records, ms: ms ?? NaN, detail: typeof out === 'number' ? undefined : out };
+  } catch (err) {
+    results.notes.push(`${fn} failed: ${(err as Error).message}`);
+    return undefined;
+  }
+}

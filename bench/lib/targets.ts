@@ -1,0 +1,118 @@
+// The three targets of the benchmark, each started in its own process on 127.0.0.1: Homebase
+// (built: node dist/server/cli.js), json-server 0.17.4 over the same records, and a bare
+// Express 5 handler. Data sets are written straight to disk (see docs/performance.md).
+import { mkdtemp, writeFile, readFile, rm, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort, requestJson, spawnTarget, type Target } from './proc.js';
+import { jsonServerDb, type Person } from './data.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+export const COLLECTION = 'people';
+const WORKSPACE = 'demo';
+const ADMIN_PASSWORD = 'bench-admin-password-1';
+const USER = { email: 'bench.user@example.com', password: 'bench-user-password-1', name: 'Bench User' };
+
+export const bareExpressScript = join(ROOT, 'bench', 'lib', 'bare-express.ts');
+export const homebaseCli = join(ROOT, 'dist', 'server', 'cli.js');
+const homebaseSource = join(ROOT, 'server', 'cli.ts');
+
+export async function startBareExpress(): Promise<Target> {
+  const port = await freePort();
+  return spawnTarget('bare Express', process.execPath, ['--import', 'tsx', bareExpressScript, String(port)], port, { path: '/' },
+    { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' } });
+}
+
+/** json-server over a db.json of the given people, in its own temporary folder. */
+export async function startJsonServer(people: Person[]): Promise<Target & { dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'hb-bench-js-'));
+  await writeFile(join(dir, 'db.json'), jsonServerDb(people));
+  const port = await freePort();
+  const bin = join(ROOT, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
+  const probePath = people.length ? `/${COLLECTION}/${people[0]._id}` : `/${COLLECTION}`;
+  // --quiet: no per-request log line (gives json-server its best figures).
+  const target = await spawnTarget('json-server', process.execPath, [bin, '--quiet', '--host', '127.0.0.1', '--port', String(port), 'db.json'], port,
+    { path: probePath }, { cwd: dir, env: { ...process.env, NODE_ENV: 'production' } });
+  return { ...target, dir, stop: async () => { await target.stop(); await rm(dir, { recursive: true, force: true }); } };
+}
+
+/** A Homebase data folder holding the `people` collection (indexes on role and age), a
+ *  signed-in user's token, and N records written straight into the collection's file. */
+export interface HomebaseData {
+  dir: string;
+  /** Run from the TypeScript sources (tsx) instead of the build. */
+  source: boolean;
+  consoleToken: string;
+  /** The token the benchmark sends: a signed-in user's when users + login exist, else the admin's. */
+  token: string;
+  tokenKind: 'user' | 'admin';
+  /** Milliseconds from spawn to the first records response, with the collection empty. */
+  emptyStartMs: number;
+}
+
+function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: string): string[] {
+  return [...(source ? ['--import', 'tsx', homebaseSource] : [homebaseCli]), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dir, '--console-token', consoleToken,
+    '--admin-password', ADMIN_PASSWORD, '--token-ttl', String(7 * 24 * 3600), '--json'];
+}
+
+export const recordsPath = `/api/app/${WORKSPACE}/database/${COLLECTION}`;
+
+export async function startHomebase(data: Pick<HomebaseData, 'dir' | 'consoleToken' | 'token' | 'source'>, probe?: string): Promise<Target> {
+  const port = await freePort();
+  return spawnTarget('Homebase', process.execPath, homebaseArgs(data.source, port, data.dir, data.consoleToken), port,
+    { path: probe ?? `${recordsPath}?limit=1`, headers: { authorization: `Bearer ${data.token}` } },
+    { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', HOMEBASE_LOG_LEVEL: 'warn' } });
+}
+
+/** First start of an empty folder: creates the collection, its indexes and a user through the
+ *  API, then stops. Needs the built server and the database routes. */
+export async function prepareHomebase(source = false): Promise<HomebaseData> {
+  if (!source && !existsSync(homebaseCli)) throw new Error(`${homebaseCli} is missing: run npm run build`);
+  const dir = await mkdtemp(join(tmpdir(), 'hb-bench-hb-'));
+  const consoleToken = `hb_console_bench_${Math.random().toString(36).slice(2)}`;
+  const first = await startHomebase({ dir, consoleToken, token: '', source }, '/api/health');
+  try {
+    const api = `${first.origin}/api`;
+    const minted = await requestJson('POST', `${api}/workspaces/${WORKSPACE}/token`, {}, consoleToken);
+    if (minted.status !== 200 && minted.status !== 201) throw new Error(`admin token: ${minted.status} ${JSON.stringify(minted.body)}`);
+    const admin = minted.body.token as string;
+    const app = `${api}/app/${WORKSPACE}`;
+    const made = await requestJson('POST', `${app}/database`, { _id: COLLECTION, name: COLLECTION, setting: { read: 'private', write: 'private', update: 'private' } }, admin);
+    if (made.status !== 201 && made.status !== 200) throw new Error(`Homebase has no records API yet (POST /database → ${made.status})`);
+    for (const field of ['role', 'age']) {
+      const ix = await requestJson('POST', `${app}/database/${COLLECTION}/indexes`, { fields: [field], unique: false }, admin);
+      if (ix.status !== 201 && ix.status !== 200) throw new Error(`index on ${field}: ${ix.status} ${JSON.stringify(ix.body)}`);
+    }
+    let token = admin;
+    let tokenKind: HomebaseData['tokenKind'] = 'admin';
+    const user = await requestJson('POST', `${app}/users`, { ...USER, role: 'user' }, admin);
+    if (user.status === 201 || user.status === 200) {
+      const login = await requestJson('POST', `${app}/auth/login`, { email: USER.email, password: USER.password });
+      if ((login.status === 200 || login.status === 201) && typeof login.body?.token === 'string') { token = login.body.token; tokenKind = 'user'; }
+    }
+    await first.stop();
+    const empty = await startHomebase({ dir, consoleToken, token, source });
+    await empty.stop();
+    return { dir, source, consoleToken, token, tokenKind, emptyStartMs: empty.startMs };
+  } catch (err) {
+    await first.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Writes the people into the (stopped) server's collection file, one nedb document per line,
+ *  keeping the index definitions the API wrote there. */
+export async function writeRecords(data: HomebaseData, people: Person[]): Promise<void> {
+  const file = join(data.dir, 'workspaces', WORKSPACE, 'collections', `${COLLECTION}.db`);
+  await mkdir(join(data.dir, 'workspaces', WORKSPACE, 'collections'), { recursive: true });
+  const existing = existsSync(file) ? await readFile(file, 'utf8') : '';
+  const indexLines = existing.split('\n').filter((l) => l.includes('"$$indexCreated"'));
+  const lines = people.map((p) => JSON.stringify(p));
+  await writeFile(file, lines.concat(indexLines).join('\n') + '\n');
+}
+
+export async function removeHomebaseData(data: HomebaseData): Promise<void> {
+  await rm(data.dir, { recursive: true, force: true });
+}
