@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/harness.js';
+
+let t: TestServer;
+beforeAll(async () => { t = await startTestServer({ loginRateLimit: 3 }); });
+afterAll(async () => { await t.close(); });
+
+const login = (email: string, password: string) => t.req('POST', '/auth/login', { token: null, body: { email, password } });
+
+describe('failed-login limit', () => {
+  it('answers 429 with Retry-After after too many failures for one email, whatever the password', async () => {
+    const email = 'limited@example.com';
+    await t.req('POST', '/auth/register', { token: null, body: { email, password: 'password-123' } });
+    // Successful logins never count.
+    for (let i = 0; i < 5; i++) expect((await login(email, 'password-123')).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await login(email, 'wrong-password')).status).toBe(401);
+    const limited = await login(email, 'wrong-password');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    const retry = Number(limited.headers.get('retry-after'));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    // Even the right password waits: otherwise the limit would not stop guessing.
+    expect((await login(email, 'password-123')).status).toBe(429);
+    expect((await login(email.toUpperCase(), 'password-123')).status).toBe(429);
+    // Other emails are not affected.
+    expect((await login(t.adminEmail, t.adminPassword)).status).toBe(200);
+  });
+
+  it('limits unknown emails too, and parallel guesses cannot slip past', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => login('ghost@example.com', 'guess-guess')));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+  });
+
+  it('is off with loginRateLimit: false (the harness default)', async () => {
+    const free = await startTestServer();
+    try {
+      for (let i = 0; i < 12; i++) {
+        const res = await free.req('POST', '/auth/login', { token: null, body: { email: 'x@example.com', password: 'wrong-password' } });
+        expect(res.status).toBe(401);
+      }
+    } finally {
+      await free.close();
+    }
+  });
+});
