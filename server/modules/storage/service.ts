@@ -1,0 +1,193 @@
+// File storage rules without HTTP: where a workspace's bytes live (by id only, never by the
+// client's name), the `files` store, creating and deleting file objects with their events, and
+// sweeping bytes that no file object points to any more.
+import { mkdir, mkdtemp, readdir, rename, link, copyFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AppContext } from '../../core/context.js';
+import type { Actor } from '../../core/bus.js';
+import { isValidId, newId, nowIso } from '../../core/ids.js';
+import { logger } from '../../core/logger.js';
+import type { Doc, DocStore } from '../../storage/doc-store.js';
+import type { Workspace } from '../../storage/workspace.js';
+
+/** A file object as stored (the `url` is added per request: it depends on the address used). */
+export interface FileDoc extends Doc {
+  name: string;
+  size: number;
+  type: string;
+  _owner: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type FileObject = FileDoc & { url: string };
+
+/** Where one workspace keeps its bytes. */
+export interface FileArea {
+  /** The workspace folder, or a private temporary folder for an in-memory workspace. */
+  root: string;
+  /** Finished files, one per id: `<root>/files/<id>`. */
+  files: string;
+  /** Simple uploads being received (renamed into `files` once complete). */
+  incoming: string;
+  /** Unfinished tus uploads (`<id>` and `<id>.json`). */
+  tus: string;
+  /** True when `root` is a temporary folder to remove with the workspace. */
+  temporary: boolean;
+}
+
+export interface NewFile {
+  id?: string;
+  name: string;
+  type: string;
+  size: number;
+  owner: string | null;
+  /** The complete bytes; moved (or linked, for tus) into place. */
+  source: string;
+  /** `rename` moves the source; `link` leaves it for its owner (tus) to remove. */
+  mode: 'rename' | 'link';
+}
+
+/** `{base_url}/app/{app_id}/storage/{_id}/download`; apiBase is `{base_url}`. */
+export function fileObject(doc: FileDoc | Doc, wsId: string, apiBase: string): FileObject {
+  return { ...(doc as FileDoc), url: `${apiBase}/app/${encodeURIComponent(wsId)}/storage/${encodeURIComponent(doc._id)}/download` };
+}
+
+/** A strong validator: a file's bytes never change under its id. */
+export function etagOf(doc: FileDoc): string {
+  return `"${doc._id}-${doc.size.toString(36)}-${Date.parse(doc.createdAt).toString(36)}"`;
+}
+
+const services = new WeakMap<AppContext, StorageService>();
+
+/** The one storage service of a server. */
+export function storageOf(ctx: AppContext): StorageService {
+  let s = services.get(ctx);
+  if (!s) { s = new StorageService(ctx); services.set(ctx, s); }
+  return s;
+}
+
+export class StorageService {
+  private areas = new Map<string, Promise<FileArea>>();
+  /** Ids whose bytes are in place but whose file object is not stored yet (the sweep spares them). */
+  private pending = new Set<string>();
+
+  constructor(readonly ctx: AppContext) {}
+
+  /** The workspace's folders, created on first use. */
+  area(ws: Workspace): Promise<FileArea> {
+    let area = this.areas.get(ws.id);
+    if (!area) {
+      area = openArea(ws);
+      area.catch(() => this.areas.delete(ws.id));
+      this.areas.set(ws.id, area);
+    }
+    return area;
+  }
+
+  /** Areas already opened (for the expiry sweep). */
+  openedAreas(): Array<[string, Promise<FileArea>]> { return [...this.areas.entries()]; }
+
+  store(ws: Workspace): Promise<DocStore> { return ws.store('files'); }
+
+  async get(ws: Workspace, id: string): Promise<FileDoc | undefined> {
+    if (!isValidId(id)) return undefined;
+    return (await this.store(ws)).get(id) as FileDoc | undefined;
+  }
+
+  async bytesPath(ws: Workspace, id: string): Promise<string> {
+    if (!isValidId(id)) throw new Error('invalid file id');
+    return join((await this.area(ws)).files, id);
+  }
+
+  /** Moves complete bytes into place, stores the file object and publishes `file.uploaded`. */
+  async create(ws: Workspace, input: NewFile, actor: Actor | undefined, apiBase: string): Promise<FileObject> {
+    const id = input.id ?? newId();
+    if (!isValidId(id)) throw new Error('invalid file id');
+    const target = await this.bytesPath(ws, id);
+    const key = `${ws.id}/${id}`;
+    this.pending.add(key);
+    try {
+      if (input.mode === 'rename') await rename(input.source, target);
+      else await link(input.source, target).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EEXIST') await rm(target, { force: true }).then(() => link(input.source, target));
+        else await copyFile(input.source, target); // another file system: copy instead
+      });
+      const now = nowIso();
+      const doc: FileDoc = { _id: id, name: input.name, size: input.size, type: input.type, _owner: input.owner, createdAt: now, updatedAt: now };
+      let stored: FileDoc;
+      try {
+        stored = await (await this.store(ws)).insert(doc) as FileDoc;
+      } catch (err) {
+        await rm(target, { force: true });
+        throw err;
+      }
+      const file = fileObject(stored, ws.id, apiBase);
+      this.ctx.bus.publish({ type: 'file.uploaded', app: ws.id, data: file as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+      return file;
+    } finally {
+      this.pending.delete(key);
+    }
+  }
+
+  /** Deletes the file object, then its bytes, and publishes `file.deleted` with the object as it was. */
+  async remove(ws: Workspace, doc: FileDoc, actor: Actor | undefined, apiBase: string): Promise<void> {
+    const removed = await (await this.store(ws)).remove(doc._id);
+    await rm(await this.bytesPath(ws, doc._id), { force: true });
+    if (!removed) return;
+    this.ctx.bus.publish({ type: 'file.deleted', app: ws.id, data: fileObject(doc, ws.id, apiBase) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+  }
+
+  /** Removes bytes that no file object points to (after a reset, restore or import). */
+  async sweepOrphans(ws: Workspace): Promise<number> {
+    const area = await this.area(ws);
+    const store = await this.store(ws);
+    let removed = 0;
+    for (const name of await readdir(area.files).catch(() => [] as string[])) {
+      if (store.get(name) || this.pending.has(`${ws.id}/${name}`)) continue;
+      await rm(join(area.files, name), { force: true, recursive: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Forgets a deleted workspace; removes its temporary folder (its data folder goes with it anyway). */
+  async dropWorkspace(ws: Workspace): Promise<void> {
+    const area = this.areas.get(ws.id);
+    this.areas.delete(ws.id);
+    const a = await area?.catch(() => undefined);
+    if (a?.temporary) await rm(a.root, { recursive: true, force: true });
+  }
+
+  /** On shutdown: removes every temporary folder. */
+  async close(): Promise<void> {
+    const all = [...this.areas.values()];
+    this.areas.clear();
+    for (const p of all) {
+      const a = await p.catch(() => undefined);
+      if (a?.temporary) await rm(a.root, { recursive: true, force: true }).catch((err) => logger.warn({ err }, 'could not remove a temporary files folder'));
+    }
+  }
+}
+
+async function openArea(ws: Workspace): Promise<FileArea> {
+  const temporary = ws.dir === undefined;
+  // An in-memory workspace keeps its bytes in a private temporary folder (mode 0700).
+  const root = ws.dir ?? await mkdtemp(join(tmpdir(), 'homebase-files-'));
+  const area: FileArea = {
+    root, temporary,
+    files: ws.filesDir ?? join(root, 'files'),
+    incoming: join(root, 'uploads', 'incoming'),
+    tus: join(root, 'uploads', 'tus'),
+  };
+  // Simple uploads cut off by a crash are never resumed: start with an empty incoming folder.
+  await rm(area.incoming, { recursive: true, force: true });
+  for (const dir of [area.files, area.incoming, area.tus]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  return area;
+}
+
+/** Does a path exist (used to find tus folders of workspaces not opened yet)? */
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}

@@ -1,0 +1,166 @@
+// Resumable uploads (tus 1.0: core, creation, creation-with-upload, creation-defer-length,
+// termination, expiration) with @tus/server and @tus/file-store: one tus server per workspace,
+// created on first use, over that workspace's own folder. Every request but OPTIONS needs a
+// signed-in user, and an unfinished upload can only be continued by the user who began it (or
+// an admin). A finished upload becomes a file object whose `_id` is the upload id.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Request, Response } from 'express';
+import { Server as TusServer, EVENTS, type Upload } from '@tus/server';
+import { FileStore } from '@tus/file-store';
+import type { AppContext } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { actorOf, requireUser } from '../../core/auth.js';
+import { isValidId, newId } from '../../core/ids.js';
+import { logger } from '../../core/logger.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { cleanName, cleanType } from './names.js';
+import { exists, type StorageService } from './service.js';
+
+/** The Express request behind the tus call being handled (tus hooks only see a web Request). */
+const currentRequest = new AsyncLocalStorage<Request>();
+
+interface TusEntry { server: TusServer; store: FileStore; dir: string }
+
+/** `{base_url}` as the client reached it: protocol and Host of the request. */
+export function apiBaseOf(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}/api`;
+}
+
+export class TusUploads {
+  private entries = new Map<string, Promise<TusEntry>>();
+
+  constructor(private readonly ctx: AppContext, private readonly files: StorageService) {}
+
+  /** Handles one tus request of `/storage/upload/tus[/{id}]`. */
+  async handle(req: Request, res: Response): Promise<void> {
+    const ws = req.ws;
+    if (req.method !== 'OPTIONS') {
+      const auth = requireUser(req);
+      const id = uploadIdOf(req.path);
+      if (id && !auth.isAdmin) {
+        const { store } = await this.entry(ws);
+        const upload = await store.configstore.get(id);
+        if (upload && upload.metadata?.owner !== auth.userId) throw ApiError.forbidden('This upload was started by another user');
+      }
+    }
+    const { server } = await this.entry(ws);
+    // tus builds its Location header and reads upload ids from the full path, not Express's mount-relative one.
+    const mounted = req.url;
+    req.url = req.originalUrl;
+    try {
+      await currentRequest.run(req, () => server.handle(req, res));
+    } finally {
+      req.url = mounted;
+    }
+  }
+
+  /** Removes expired unfinished uploads of every workspace that has a tus folder. */
+  async sweepExpired(): Promise<number> {
+    let removed = 0;
+    for (const info of this.ctx.registry.list()) {
+      const ws = this.ctx.registry.get(info._id);
+      if (!ws) continue;
+      const known = this.entries.has(ws.id);
+      if (!known && !(ws.dir && await exists(join(ws.dir, 'uploads', 'tus')))) continue;
+      const { dir } = await this.entry(ws);
+      removed += await sweepDir(dir, this.ctx.config.uploadExpiry);
+    }
+    return removed;
+  }
+
+  /** Forgets a workspace (deleted); its folder goes with the workspace. */
+  drop(ws: Workspace): void { this.entries.delete(ws.id); }
+
+  private entry(ws: Workspace): Promise<TusEntry> {
+    let entry = this.entries.get(ws.id);
+    if (!entry) {
+      entry = this.create(ws);
+      entry.catch(() => this.entries.delete(ws.id));
+      this.entries.set(ws.id, entry);
+    }
+    return entry;
+  }
+
+  private async create(ws: Workspace): Promise<TusEntry> {
+    const area = await this.files.area(ws);
+    const store = new FileStore({ directory: area.tus, expirationPeriodInMilliseconds: this.ctx.config.uploadExpiry });
+    const server = new TusServer({
+      path: `/api/app/${ws.id}/storage/upload/tus`,
+      datastore: store,
+      // Upload ids are file ids, so they follow the id pattern.
+      namingFunction: () => newId(),
+      getFileIdFromRequest: (_req, lastPath) => (lastPath && lastPath !== 'tus' && isValidId(lastPath) ? lastPath : undefined),
+      // The owner is recorded by the server, whatever metadata the client sent.
+      onUploadCreate: async (_req, upload) => {
+        const req = currentRequest.getStore();
+        return { metadata: { ...(upload.metadata ?? {}), owner: req?.auth?.userId ?? null } };
+      },
+      onUploadFinish: async (_req, upload) => {
+        await this.finish(ws, area.tus, upload);
+        return {};
+      },
+      // Never let an internal error message (which may hold a path) reach the client.
+      onResponseError: (_req, err) => {
+        const status = (err as { status_code?: number }).status_code ?? 500;
+        if (status < 500) return undefined;
+        logger.error({ err, workspace: ws.id }, 'tus upload failed');
+        return { status_code: 500, body: 'Internal server error\n' };
+      },
+    });
+    // Once the response to the last chunk is built, the finished upload leaves the tus folder
+    // (its bytes were linked into the files folder by finish()).
+    server.on(EVENTS.POST_FINISH, (_req, _res, upload: Upload) => {
+      void Promise.all([rm(join(area.tus, upload.id), { force: true }), rm(join(area.tus, `${upload.id}.json`), { force: true })])
+        .catch((err) => logger.warn({ err }, 'could not remove a finished tus upload'));
+    });
+    return { server, store, dir: area.tus };
+  }
+
+  /** Turns the completed upload into a file object with `_id` = the upload id. */
+  private async finish(ws: Workspace, dir: string, upload: Upload): Promise<void> {
+    const req = currentRequest.getStore();
+    const meta = upload.metadata ?? {};
+    const size = upload.offset;
+    await this.files.create(ws, {
+      id: upload.id,
+      name: cleanName(meta.filename ?? meta.name),
+      type: cleanType(meta.filetype ?? meta.type),
+      size,
+      owner: meta.owner ?? req?.auth?.userId ?? null,
+      source: join(dir, upload.id),
+      mode: 'link',
+    }, req ? actorOf(req) : undefined, req ? apiBaseOf(req) : `http://${this.ctx.config.host}:${this.ctx.config.port}/api`);
+  }
+}
+
+/** The upload id of `/storage/upload/tus/{id}`, if the path has one. */
+function uploadIdOf(path: string): string | undefined {
+  const m = /^\/storage\/upload\/tus\/([^/]+)\/?$/.exec(path);
+  return m && isValidId(m[1]) ? m[1] : undefined;
+}
+
+/** Deletes unfinished uploads created more than `expiry` ms ago, and stray halves of a pair
+ *  (bytes without their `.json`, or the reverse) older than that. */
+export async function sweepDir(dir: string, expiry: number): Promise<number> {
+  const now = Date.now();
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const set = new Set(names);
+  let removed = 0;
+  for (const name of names) {
+    const id = name.endsWith('.json') ? name.slice(0, -5) : name;
+    if (!isValidId(id) || (name === id && set.has(`${id}.json`))) continue; // pairs are judged by their .json
+    let created: number | undefined;
+    if (name.endsWith('.json') && set.has(id)) {
+      const info = await readFile(join(dir, name), 'utf8').then((t) => JSON.parse(t) as { creation_date?: string }, () => undefined);
+      created = info?.creation_date ? Date.parse(info.creation_date) : undefined;
+    }
+    if (created === undefined || Number.isNaN(created)) created = (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs;
+    if (created === undefined || now - created <= expiry) continue;
+    await rm(join(dir, id), { force: true });
+    await rm(join(dir, `${id}.json`), { force: true });
+    removed++;
+  }
+  return removed;
+}

@@ -1,0 +1,99 @@
+// Receives a simple (multipart) upload: the part named `file` is streamed by busboy to a
+// temporary file, never held in memory; over the limit or on any failure nothing is left behind.
+import busboy from 'busboy';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Request } from 'express';
+import { ApiError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+
+export interface ReceivedFile {
+  /** The complete bytes, in the workspace's incoming folder; the caller moves or removes it. */
+  tempPath: string;
+  /** As the client sent them; to be cleaned before they are stored. */
+  filename: string | undefined;
+  mimeType: string | undefined;
+  size: number;
+}
+
+/** Room for the multipart framing and small fields around the file itself. */
+const FRAMING_ALLOWANCE = 64 * 1024;
+
+export function tooLarge(limit: number): ApiError {
+  return ApiError.tooLarge(`The file is larger than the simple upload limit of ${limit} bytes; use the resumable (tus) upload for large files`);
+}
+
+/** Reads a multipart body; resolves once the `file` part is on disk and the body is complete. */
+export function receiveFile(req: Request, incomingDir: string, limit: number): Promise<ReceivedFile> {
+  return new Promise<ReceivedFile>((resolve, reject) => {
+    if (!req.is('multipart/form-data')) {
+      req.resume();
+      return reject(ApiError.unsupportedMediaType('Content-Type must be multipart/form-data with a part named "file"'));
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit + FRAMING_ALLOWANCE) {
+      req.resume(); // read and discard, so that the client gets the answer rather than a reset
+      return reject(tooLarge(limit));
+    }
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: { fileSize: limit, files: 1, fields: 100, fieldSize: 64 * 1024, parts: 200, headerPairs: 100 },
+      });
+    } catch {
+      req.resume();
+      return reject(ApiError.badRequest('Malformed multipart body (no boundary)'));
+    }
+
+    let tempPath: string | undefined;
+    let writing: Promise<void> | undefined;
+    let part: NodeJS.ReadableStream & { destroy(): void } | undefined;
+    let filename: string | undefined;
+    let mimeType: string | undefined;
+    let size = 0;
+    let settled = false;
+
+    const fail = (err: ApiError) => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(parser);
+      req.resume();
+      part?.destroy(); // ends the writer: the parser will not see the rest of the part any more
+      // Remove the temporary file only once its writer has closed, so it cannot be re-created.
+      if (tempPath) {
+        const path = tempPath;
+        void (writing ?? Promise.resolve()).catch(() => undefined).then(() => rm(path, { force: true }));
+      }
+      reject(err);
+    };
+
+    parser.on('file', (field, stream, info) => {
+      if (field !== 'file' || tempPath || settled) { stream.resume(); return; }
+      tempPath = join(incomingDir, `${newId()}.part`);
+      part = stream;
+      filename = info.filename;
+      mimeType = info.mimeType;
+      stream.on('limit', () => fail(tooLarge(limit)));
+      const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
+      writing = pipeline(stream, out).then(() => { size = out.bytesWritten; });
+      writing.catch(() => fail(ApiError.badRequest('The upload was interrupted')));
+    });
+    parser.on('error', () => fail(ApiError.badRequest('Malformed multipart body')));
+    parser.on('close', () => {
+      if (settled) return;
+      if (!tempPath || !writing) return fail(ApiError.invalidField('file', 'required', "A multipart part named 'file' is required"));
+      const path = tempPath;
+      writing.then(() => {
+        if (settled) return;
+        settled = true;
+        resolve({ tempPath: path, filename, mimeType, size });
+      }, () => undefined);
+    });
+    req.on('close', () => { if (!req.complete) fail(ApiError.badRequest('The upload was interrupted')); });
+    req.pipe(parser);
+  });
+}
