@@ -1,0 +1,112 @@
+// What a realtime socket may say and what it is answered (CONTRACT §8): subscribe /
+// unsubscribe to topics with the REST access rules, and chat messages posted through the same
+// chats service as REST. Also the re-checks of a socket's session and subscriptions.
+import type { AppContext } from '../../core/context.js';
+import { ApiError, toApiError } from '../../core/errors.js';
+import { checkAccess } from '../database/access.js';
+import { sessionsStore, type SessionDoc } from '../auth/sessions.js';
+import { findUser } from '../users/repo.js';
+import { canAccessChannel, loadChannel, postMessage } from '../chats/service.js';
+import type { Client, Hub } from './hub.js';
+
+/** Subscriptions one socket may hold at once. */
+export const MAX_TOPICS = 100;
+
+const TOPIC = /^(chat|database):([A-Za-z0-9_-]{1,64})$/;
+
+/** Throws the ApiError a REST call would get if this client may not follow `topic`. */
+export async function checkTopic(client: Client, topic: unknown): Promise<string> {
+  const m = typeof topic === 'string' ? TOPIC.exec(topic) : null;
+  if (!m) throw ApiError.badRequest("'topic' must be \"chat:<channelId>\" or \"database:<collection>\"");
+  const [, kind, id] = m;
+  if (kind === 'chat') {
+    if (!client.auth) throw ApiError.unauthorized('Sign in to follow a chat channel');
+    const channel = await loadChannel(client.ws, id);
+    if (!canAccessChannel(channel, client.auth)) throw ApiError.forbidden('Only members of this channel may follow it');
+  } else {
+    const def = client.ws.settings.data.collections.find((c) => c._id === id);
+    if (!def) throw ApiError.notFound('Collection', id);
+    checkAccess(def, 'read', client.auth); // 401 for an anonymous socket unless reads are public
+  }
+  return topic as string;
+}
+
+/** Is the socket's session still alive? Refreshes the user's name and role on the way.
+ *  (The access token's own expiry is checked at connect only: a socket lives as long as its
+ *  session, and logout, password reset or user deletion end it.) */
+export async function checkSession(client: Client): Promise<boolean> {
+  const auth = client.auth;
+  if (!auth) return true;
+  const session = (await sessionsStore(client.ws)).get(auth.sessionId) as SessionDoc | undefined;
+  const user = await findUser(client.ws, auth.userId);
+  if (!session || session.revoked || !user) return false;
+  if (user !== auth.user) client.auth = { ...auth, user, role: user.role, isAdmin: user.role === 'admin' };
+  return true;
+}
+
+/** Re-checks a socket after its workspace's content was replaced or its user changed: the
+ *  session first, then every subscription. */
+export async function revalidate(hub: Hub, client: Client): Promise<void> {
+  if (client.closed) return;
+  if (!(await checkSession(client))) return hub.close(client, 1008, 'Session ended; sign in again');
+  for (const topic of [...client.topics]) {
+    try {
+      await checkTopic(client, topic);
+    } catch (err) {
+      hub.unsubscribe(client, topic, toApiError(err).message);
+    }
+  }
+}
+
+function errorFrame(err: unknown, extra: { topic?: string; id?: unknown }) {
+  const e = toApiError(err);
+  return {
+    type: 'error' as const, code: e.code, message: e.message,
+    ...(e.details && e.code !== 'INTERNAL' ? { details: e.details } : {}),
+    ...(extra.topic !== undefined ? { topic: extra.topic } : {}),
+    ...(extra.id !== undefined ? { id: extra.id } : {}),
+  };
+}
+
+/** Handles one client frame; every failure becomes an error frame, never a thrown error. */
+export async function handleFrame(ctx: AppContext, hub: Hub, client: Client, raw: string): Promise<void> {
+  let frame: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    frame = parsed as Record<string, unknown>;
+  } catch {
+    return hub.send(client, errorFrame(ApiError.badRequest('Frames must be JSON objects'), {}));
+  }
+  const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : undefined;
+  const topic = typeof frame.topic === 'string' ? frame.topic : undefined;
+  try {
+    if (client.auth && !(await checkSession(client))) {
+      hub.send(client, errorFrame(ApiError.unauthorized('Session ended; sign in again'), { topic, id }));
+      return hub.close(client, 1008, 'Session ended; sign in again');
+    }
+    switch (frame.type) {
+      case 'subscribe': {
+        if (!client.topics.has(topic ?? '') && client.topics.size >= MAX_TOPICS) throw ApiError.badRequest(`At most ${MAX_TOPICS} subscriptions per connection`);
+        const t = await checkTopic(client, frame.topic);
+        hub.subscribe(client, t);
+        return hub.send(client, { type: 'subscribed', topic: t, ...(id !== undefined ? { id } : {}) });
+      }
+      case 'unsubscribe': {
+        if (topic === undefined) throw ApiError.badRequest("'topic' is required");
+        hub.unsubscribe(client, topic);
+        return hub.send(client, { type: 'unsubscribed', topic, ...(id !== undefined ? { id } : {}) });
+      }
+      case 'message': {
+        if (!client.auth) throw ApiError.unauthorized('Sign in to post messages');
+        const input = { channelId: frame.channelId as string, text: frame.text as string, ...(frame.messageType !== undefined ? { type: frame.messageType as string } : {}) };
+        await postMessage(ctx, client.ws, input, { auth: client.auth });
+        return;
+      }
+      default:
+        throw ApiError.badRequest(`Unknown frame type ${JSON.stringify(frame.type ?? null)}; use subscribe, unsubscribe or message`);
+    }
+  } catch (err) {
+    hub.send(client, errorFrame(err, { topic, id }));
+  }
+}

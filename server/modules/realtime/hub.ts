@@ -1,0 +1,136 @@
+// The realtime hub: connected sockets per workspace and topic, bounded sends, and the fan-out
+// of bus events to the topics that carry them (chat:<channelId>, database:<collection>).
+// Access is checked when a socket subscribes; per event only pure checks run (channel member
+// lists carried by channel.updated, and the collection's read rule record by record).
+import WebSocket from 'ws';
+import type { AuthInfo } from '../../core/auth.js';
+import type { BusEvent } from '../../core/bus.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { canReadRecord } from '../database/access.js';
+
+export interface Client {
+  socket: WebSocket;
+  ws: Workspace;
+  /** null for an anonymous socket (public `database:` topics only). */
+  auth: AuthInfo | null;
+  topics: Set<string>;
+  /** Cleared at each ping, set by the pong. */
+  alive: boolean;
+  closed: boolean;
+  /** Client frames received but not yet handled (reading pauses above a bound). */
+  pending: number;
+  queue: Promise<void>;
+}
+
+/** Server frames (CONTRACT §8). `id` echoes the client frame's `id` when it had one. */
+export type ServerFrame =
+  | { type: 'subscribed' | 'unsubscribed'; topic: string; reason?: string; id?: unknown }
+  | { type: 'event'; topic: string; event: string; data: unknown }
+  | { type: 'error'; code: string; message: string; topic?: string; details?: unknown; id?: unknown };
+
+interface WorkspaceClients { ws: Workspace; clients: Set<Client>; topics: Map<string, Set<Client>> }
+
+export class Hub {
+  private spaces = new Map<string, WorkspaceClients>();
+
+  constructor(private readonly maxBuffered: number) {}
+
+  add(client: Client): void {
+    let space = this.spaces.get(client.ws.id);
+    if (!space || space.ws !== client.ws) {
+      space = { ws: client.ws, clients: new Set(), topics: new Map() };
+      this.spaces.set(client.ws.id, space);
+    }
+    space.clients.add(client);
+  }
+
+  remove(client: Client): void {
+    const space = this.spaces.get(client.ws.id);
+    if (!space) return;
+    for (const topic of client.topics) this.unlink(space, client, topic);
+    client.topics.clear();
+    space.clients.delete(client);
+    if (space.clients.size === 0 && this.spaces.get(client.ws.id) === space) this.spaces.delete(client.ws.id);
+  }
+
+  subscribe(client: Client, topic: string): void {
+    const space = this.spaces.get(client.ws.id);
+    if (!space || client.closed) return;
+    client.topics.add(topic);
+    let set = space.topics.get(topic);
+    if (!set) space.topics.set(topic, (set = new Set()));
+    set.add(client);
+  }
+
+  unsubscribe(client: Client, topic: string, reason?: string): void {
+    const space = this.spaces.get(client.ws.id);
+    if (!client.topics.delete(topic) || !space) return;
+    this.unlink(space, client, topic);
+    if (reason) this.send(client, { type: 'unsubscribed', topic, reason });
+  }
+
+  clientsOf(wsId: string): Client[] { return [...(this.spaces.get(wsId)?.clients ?? [])]; }
+
+  all(): Client[] { return [...this.spaces.values()].flatMap((s) => [...s.clients]); }
+
+  /** Sends a frame unless the socket's send buffer is past the bound: then the socket is
+   *  closed (1013) instead, so a reader that stalls cannot make the server's memory grow. */
+  send(client: Client, frame: ServerFrame | Buffer): void {
+    const socket = client.socket;
+    if (client.closed || socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount > this.maxBuffered) {
+      this.close(client, 1013, `Slow consumer: more than ${this.maxBuffered} bytes waiting to be read`);
+      return;
+    }
+    socket.send(Buffer.isBuffer(frame) ? frame : JSON.stringify(frame), { binary: false });
+  }
+
+  close(client: Client, code: number, reason: string): void {
+    if (client.closed) return;
+    client.closed = true;
+    this.remove(client);
+    try { client.socket.close(code, reason); } catch { client.socket.terminate(); }
+  }
+
+  /** Delivers one bus event to the sockets that may see it. */
+  dispatch(event: BusEvent): void {
+    const space = this.spaces.get(event.app);
+    if (!space) return;
+    const data = event.data as Record<string, unknown>;
+    if (event.type.startsWith('message.')) {
+      this.fanOut(space, `chat:${String(data.channelId)}`, event, () => true);
+    } else if (event.type === 'channel.updated') {
+      // Membership changes arrive here: removed members stop receiving (admins always may).
+      const topic = `chat:${String(data._id)}`;
+      const members = Array.isArray(data.members) ? (data.members as string[]) : [];
+      const allowed = (c: Client) => !!c.auth && (c.auth.isAdmin || members.includes(c.auth.userId));
+      for (const c of [...(space.topics.get(topic) ?? [])]) if (!allowed(c)) this.unsubscribe(c, topic, 'removed from the channel');
+      this.fanOut(space, topic, event, () => true);
+    } else if (event.type === 'channel.deleted') {
+      const topic = `chat:${String(data._id)}`;
+      this.fanOut(space, topic, event, () => true);
+      for (const c of [...(space.topics.get(topic) ?? [])]) this.unsubscribe(c, topic, 'channel deleted');
+    } else if (event.type.startsWith('record.') && event.collection) {
+      const def = space.ws.settings.data.collections.find((c) => c._id === event.collection);
+      if (!def) return;
+      this.fanOut(space, `database:${event.collection}`, event, (c) => canReadRecord(def, c.auth, data));
+    } else if (event.type === 'user.deleted') {
+      for (const c of [...space.clients]) if (c.auth?.userId === data._id) this.close(c, 1008, 'User deleted');
+    }
+  }
+
+  private fanOut(space: WorkspaceClients, topic: string, event: BusEvent, may: (c: Client) => boolean): void {
+    const subscribers = space.topics.get(topic);
+    if (!subscribers?.size) return;
+    // Serialised once for every recipient.
+    const frame = Buffer.from(JSON.stringify({ type: 'event', topic, event: event.type, data: event.data }));
+    for (const c of [...subscribers]) if (may(c)) this.send(c, frame);
+  }
+
+  private unlink(space: WorkspaceClients, client: Client, topic: string): void {
+    const set = space.topics.get(topic);
+    if (!set) return;
+    set.delete(client);
+    if (set.size === 0) space.topics.delete(topic);
+  }
+}
