@@ -1,4 +1,159 @@
-// The database API group: routes are added by its issue.
-import type { Module } from '../../core/context.js';
+// The database API group (HTTP only): collections, their fields, views and indexes (admin
+// only), and records under the collection's access rules.
+import type { Request, Response, Router } from 'express';
+import type { AppContext, Module } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { requireAdmin } from '../../core/auth.js';
+import { parseBody } from '../../core/validate.js';
+import { listMeta, parseListQuery } from '../../core/list-query.js';
+import { DEFAULT_SORT, compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
+import type { RecordOp } from './access.js';
+import { createCollection, deleteCollection, listCollections, updateCollection } from './collections.js';
+import * as schema from './schema.js';
+import {
+  CollectionByIdBody, CollectionPatchBody, FieldPatchBody, NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody,
+} from './schemas.js';
+import { accessLabel, createRecord, deleteRecord, getCollection, getRecord, listRecords, updateRecord } from './service.js';
 
-export const databaseModule: Module = { name: 'database' };
+type P = Record<string, string>;
+const param = (req: Request, name: string) => (req.params as P)[name];
+
+/** Records the rule deciding a record request (request log), before the service applies it. */
+function noteRule(req: Request, op: RecordOp): void {
+  const def = getCollection(req.ws, param(req, 'collection'));
+  req.accessRule = accessLabel(def, op, req.auth);
+}
+
+export const databaseModule: Module = {
+  name: 'database',
+  workspaceRoutes(router: Router, ctx: AppContext) {
+    // ---- collections ----
+    router.get('/database', (req, res) => {
+      requireAdmin(req);
+      const q = parseListQuery(req.query as P, { defaultSort: DEFAULT_SORT });
+      const match = compileMatcher(q.conditions);
+      const all = (listCollections(req.ws) as unknown as Doc[]).filter(match).sort(comparator(q.sort));
+      const page = all.slice(q.offset, q.offset + q.limit);
+      res.json({ data: q.fields ? page.map((c) => project(c, q.fields!)) : page, meta: listMeta(all.length, q) });
+    });
+
+    router.post('/database', async (req, res) => {
+      requireAdmin(req);
+      res.status(201).json(await createCollection(req.ws, parseBody(NewCollectionBody, req.body)));
+    });
+
+    router.put('/database', async (req, res) => {
+      requireAdmin(req);
+      const body = parseBody(CollectionByIdBody, req.body);
+      res.json(await updateCollection(req.ws, body._id, body));
+    });
+
+    const patchCollection = async (req: Request, res: Response) => {
+      requireAdmin(req);
+      const id = param(req, 'collection');
+      const body = parseBody(CollectionPatchBody, req.body);
+      getCollection(req.ws, id);
+      if (body._id !== undefined && body._id !== id) throw ApiError.invalidField('_id', 'read_only', "A collection's '_id' cannot change");
+      res.json(await updateCollection(req.ws, id, body));
+    };
+    router.put('/database/:collection', patchCollection);
+    router.patch('/database/:collection', patchCollection);
+
+    router.delete('/database/:collection', async (req, res) => {
+      requireAdmin(req);
+      await deleteCollection(req.ws, param(req, 'collection'));
+      res.status(204).end();
+    });
+
+    // ---- fields, views, indexes (before /:id so that these names are not read as record ids) ----
+    const admin = (req: Request) => { requireAdmin(req); return getCollection(req.ws, param(req, 'collection')); };
+
+    router.get('/database/:collection/fields', (req, res) => { const def = admin(req); res.json(listOf(def.fields)); });
+    router.post('/database/:collection/fields', async (req, res) => {
+      admin(req);
+      res.status(201).json(await schema.createField(req.ws, param(req, 'collection'), parseBody(NewFieldBody, req.body)));
+    });
+    router.get('/database/:collection/fields/:id', (req, res) => { res.json(item(admin(req).fields, param(req, 'id'), 'Field')); });
+    const patchField = async (req: Request, res: Response) => {
+      admin(req);
+      res.json(await schema.updateField(req.ws, param(req, 'collection'), param(req, 'id'), parseBody(FieldPatchBody, req.body)));
+    };
+    router.put('/database/:collection/fields/:id', patchField);
+    router.patch('/database/:collection/fields/:id', patchField);
+    router.delete('/database/:collection/fields/:id', async (req, res) => {
+      admin(req);
+      await schema.deleteField(req.ws, param(req, 'collection'), param(req, 'id'));
+      res.status(204).end();
+    });
+
+    router.get('/database/:collection/views', (req, res) => { res.json(listOf(admin(req).views)); });
+    router.post('/database/:collection/views', async (req, res) => {
+      admin(req);
+      res.status(201).json(await schema.createView(req.ws, param(req, 'collection'), parseBody(NewViewBody, req.body)));
+    });
+    router.get('/database/:collection/views/:id', (req, res) => { res.json(item(admin(req).views, param(req, 'id'), 'View')); });
+    const patchView = async (req: Request, res: Response) => {
+      admin(req);
+      res.json(await schema.updateView(req.ws, param(req, 'collection'), param(req, 'id'), parseBody(ViewPatchBody, req.body)));
+    };
+    router.put('/database/:collection/views/:id', patchView);
+    router.patch('/database/:collection/views/:id', patchView);
+    router.delete('/database/:collection/views/:id', async (req, res) => {
+      admin(req);
+      await schema.deleteView(req.ws, param(req, 'collection'), param(req, 'id'));
+      res.status(204).end();
+    });
+
+    router.get('/database/:collection/indexes', (req, res) => { res.json(listOf(admin(req).indexes)); });
+    router.post('/database/:collection/indexes', async (req, res) => {
+      admin(req);
+      res.status(201).json(await schema.createIndex(req.ws, param(req, 'collection'), parseBody(NewIndexBody, req.body)));
+    });
+    router.get('/database/:collection/indexes/:id', (req, res) => { res.json(item(admin(req).indexes, param(req, 'id'), 'Index')); });
+    router.delete('/database/:collection/indexes/:id', async (req, res) => {
+      admin(req);
+      await schema.deleteIndex(req.ws, param(req, 'collection'), param(req, 'id'));
+      res.status(204).end();
+    });
+
+    // ---- records ----
+    router.get('/database/:collection', async (req, res) => {
+      noteRule(req, 'read');
+      res.json(await listRecords(ctx, req.ws, param(req, 'collection'), req.query as P, { auth: req.auth }));
+    });
+
+    router.post('/database/:collection', async (req, res) => {
+      noteRule(req, 'write');
+      res.status(201).json(await createRecord(ctx, req.ws, param(req, 'collection'), req.body, { auth: req.auth }));
+    });
+
+    router.get('/database/:collection/:id', async (req, res) => {
+      noteRule(req, 'read');
+      res.json(await getRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), { auth: req.auth }));
+    });
+
+    const patchRecord = async (req: Request, res: Response) => {
+      noteRule(req, 'update');
+      res.json(await updateRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), req.body, { auth: req.auth }));
+    };
+    router.put('/database/:collection/:id', patchRecord);
+    router.patch('/database/:collection/:id', patchRecord);
+
+    router.delete('/database/:collection/:id', async (req, res) => {
+      noteRule(req, 'remove');
+      await deleteRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), { auth: req.auth });
+      res.status(204).end();
+    });
+  },
+};
+
+/** Schema parts are short: the whole list, in the list response shape. */
+function listOf<T>(items: T[]) {
+  return { data: items, meta: { total: items.length, limit: items.length, offset: 0 } };
+}
+
+function item<T extends { _id: string }>(list: T[], id: string, what: string): T {
+  const found = list.find((x) => x._id === id);
+  if (!found) throw ApiError.notFound(what, id);
+  return found;
+}

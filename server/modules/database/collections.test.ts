@@ -1,0 +1,120 @@
+// Collections over HTTP: create, list, both update forms, delete, settings validation, admin only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/harness.js';
+
+let t: TestServer;
+beforeAll(async () => { t = await startTestServer(); });
+afterAll(async () => { await t.close(); });
+
+describe('collections', () => {
+  it('creates with defaults, lists, gets via list, and rejects duplicates', async () => {
+    const created = await t.req('POST', '/database', { body: { _id: 'people', name: 'People', setting: { read: 'public', write: 'private', update: 'only-user' } } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      _id: 'people', name: 'People', setting: { read: 'public', write: 'private', update: 'only-user' },
+      fields: [], views: [], indexes: [], createdAt: expect.any(String), updatedAt: expect.any(String),
+    });
+    const bare = await t.req('POST', '/database', { body: { _id: 'bare' } });
+    expect(bare.status).toBe(201);
+    expect(bare.body).toMatchObject({ _id: 'bare', name: 'bare', setting: { read: 'private', write: 'private', update: 'private' } });
+    expect(bare.body.setting.remove).toBeUndefined();
+    const partial = await t.req('POST', '/database', { body: { _id: 'half', setting: { read: 'public' } } });
+    expect(partial.body.setting).toEqual({ read: 'public', write: 'private', update: 'private' });
+
+    const dup = await t.req('POST', '/database', { body: { _id: 'people' } });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe('CONFLICT');
+
+    const list = await t.req('GET', '/database');
+    expect(list.status).toBe(200);
+    expect(list.body.meta).toEqual({ total: 3, limit: 50, offset: 0 });
+    expect(list.body.data.map((c: { _id: string }) => c._id)).toEqual(['people', 'bare', 'half']);
+    const page = await t.req('GET', '/database?limit=1&offset=1&fields=name');
+    expect(page.body).toEqual({ data: [{ _id: 'bare', name: 'bare' }], meta: { total: 3, limit: 1, offset: 1 } });
+    const filtered = await t.req('GET', '/database?filter[setting.read]=public&sort=-_id');
+    expect(filtered.body.data.map((c: { _id: string }) => c._id)).toEqual(['people', 'half']);
+    expect((await t.req('GET', '/database?limit=x')).status).toBe(400);
+  });
+
+  it('validates the collection body', async () => {
+    const cases: Array<[unknown, string, string]> = [
+      [{}, '_id', 'required'],
+      [{ _id: 12 }, '_id', 'type'],
+      [{ _id: '1abc' }, '_id', 'format'],
+      [{ _id: 'a'.repeat(65) }, '_id', 'format'],
+      [{ _id: 'bad id' }, '_id', 'format'],
+      [{ _id: 'ok', name: '' }, 'name', 'too_short'],
+      [{ _id: 'ok', setting: { read: 'everyone' } }, 'setting.read', 'enum'],
+      [{ _id: 'ok', setting: { write: 'only-user' } }, 'setting.write', 'enum'],
+      [{ _id: 'ok', setting: { update: 'public' } }, 'setting.update', 'enum'],
+      [{ _id: 'ok', setting: { remove: 'public' } }, 'setting.remove', 'enum'],
+      [{ _id: 'ok', setting: 'public' }, 'setting', 'type'],
+    ];
+    for (const [body, field, reason] of cases) {
+      const res = await t.req('POST', '/database', { body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, reason } });
+      expect(res.body.error.details.errors[0]).toMatchObject({ field, reason });
+    }
+    expect((await t.req('GET', '/database?filter[_id]=ok')).body.meta.total).toBe(0);
+  });
+
+  it('updates by path (partial, PUT and PATCH) and by body _id', async () => {
+    await t.req('POST', '/database', { body: { _id: 'notes', name: 'Notes', setting: { read: 'public', write: 'public', update: 'private' } } });
+    const put = await t.req('PUT', '/database/notes', { body: { setting: { update: 'only-user', remove: 'private' } } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ _id: 'notes', name: 'Notes', setting: { read: 'public', write: 'public', update: 'only-user', remove: 'private' } });
+    const patch = await t.req('PATCH', '/database/notes', { body: { name: 'My notes', setting: { remove: null } } });
+    expect(patch.status).toBe(200);
+    expect(patch.body.name).toBe('My notes');
+    expect(patch.body.setting).toEqual({ read: 'public', write: 'public', update: 'only-user' });
+    expect(Date.parse(patch.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(put.body.createdAt));
+
+    const byBody = await t.req('PUT', '/database', { body: { _id: 'notes', name: 'Renamed' } });
+    expect(byBody.status).toBe(200);
+    expect(byBody.body).toMatchObject({ _id: 'notes', name: 'Renamed', setting: { update: 'only-user' } });
+
+    expect((await t.req('PUT', '/database', { body: { _id: 'nope', name: 'x' } })).status).toBe(404);
+    expect((await t.req('PUT', '/database', { body: { name: 'x' } })).body.error.details).toMatchObject({ field: '_id', reason: 'required' });
+    expect((await t.req('PUT', '/database/nope', { body: { name: 'x' } })).status).toBe(404);
+    const rename = await t.req('PUT', '/database/notes', { body: { _id: 'other' } });
+    expect(rename.status).toBe(422);
+    expect(rename.body.error.details).toMatchObject({ field: '_id', reason: 'read_only' });
+    expect((await t.req('PUT', '/database/notes', { body: { _id: 'notes', name: 'Same id is fine' } })).status).toBe(200);
+    expect((await t.req('PUT', '/database/notes', { body: { setting: { read: 'nobody' } } })).body.error.details).toMatchObject({ field: 'setting.read', reason: 'enum' });
+    expect((await t.req('PUT', '/database/notes', { body: { name: 5 } })).body.error.details).toMatchObject({ field: 'name', reason: 'type' });
+  });
+
+  it('deletes a collection with its records, and a new one of the same id starts empty', async () => {
+    await t.req('POST', '/database', { body: { _id: 'temp' } });
+    expect((await t.req('POST', '/database/temp', { body: { a: 1 } })).status).toBe(201);
+    await t.req('POST', '/database/temp/fields', { body: { name: 'a', type: 'number' } });
+    expect((await t.req('DELETE', '/database/temp')).status).toBe(204);
+    expect((await t.req('DELETE', '/database/temp')).status).toBe(404);
+    expect((await t.req('GET', '/database/temp')).status).toBe(404);
+    await t.req('POST', '/database', { body: { _id: 'temp' } });
+    const after = await t.req('GET', '/database/temp');
+    expect(after.body.meta.total).toBe(0);
+    expect((await t.req('GET', '/database/temp/fields')).body.data).toEqual([]);
+  });
+
+  it('is admin only', async () => {
+    for (const [method, path] of [['GET', '/database'], ['POST', '/database'], ['PUT', '/database'], ['PUT', '/database/people'], ['DELETE', '/database/people']]) {
+      const res = await t.req(method, path, { token: null, ...(method === 'GET' || method === 'DELETE' ? {} : { body: { _id: 'x' } }) });
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+    }
+    expect((await t.req('GET', '/database', { token: 'garbage' })).status).toBe(401);
+  });
+
+  it('answers bad bodies with the contract errors', async () => {
+    const raw = (body: string, type = 'application/json') => fetch(`${t.api}/database`, { method: 'POST', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': type }, body });
+    expect((await raw('{nope')).status).toBe(400);
+    expect((await raw('[1,2]')).status).toBe(400);
+    expect((await raw('"str"')).status).toBe(400);
+    expect((await raw('_id=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    const big = await raw(JSON.stringify({ _id: 'big', pad: 'x'.repeat(1.2 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect((await big.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});

@@ -1,0 +1,111 @@
+// Collection definitions (kept in the workspace settings): a cached id → definition lookup,
+// create / update / delete, and the per-workspace lock every schema change runs under.
+import type { Workspace } from '../../storage/workspace.js';
+import { ApiError } from '../../core/errors.js';
+import { nowIso } from '../../core/ids.js';
+import type { CollectionDef, CollectionSetting } from '../../shared/models.js';
+
+/** Setting used when a collection is created without one (or without some keys). */
+export const DEFAULT_SETTING: CollectionSetting = { read: 'private', write: 'private', update: 'private' };
+
+// settings.update swaps in a new data object, so the lookup is rebuilt whenever it changes.
+const lookups = new WeakMap<object, Map<string, CollectionDef>>();
+
+function lookup(ws: Workspace): Map<string, CollectionDef> {
+  const data = ws.settings.data;
+  let map = lookups.get(data);
+  if (!map) {
+    map = new Map((data.collections ?? []).map((c) => [c._id, c]));
+    lookups.set(data, map);
+  }
+  return map;
+}
+
+export function findCollection(ws: Workspace, id: string): CollectionDef | undefined {
+  return lookup(ws).get(id);
+}
+
+/** The collection, or 404. */
+export function getCollection(ws: Workspace, id: string): CollectionDef {
+  const def = findCollection(ws, id);
+  if (!def) throw ApiError.notFound('Collection', id);
+  return def;
+}
+
+export function listCollections(ws: Workspace): CollectionDef[] {
+  return ws.settings.data.collections ?? [];
+}
+
+// Schema changes touch both the settings and a records store (indexes): one at a time per workspace.
+const locks = new WeakMap<Workspace, Promise<unknown>>();
+
+export function withSchemaLock<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
+  const previous = locks.get(ws) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  locks.set(ws, run.catch(() => undefined));
+  return run;
+}
+
+/** Replaces (or appends) one collection definition and saves the settings. */
+export async function saveCollection(ws: Workspace, def: CollectionDef): Promise<CollectionDef> {
+  await ws.settings.update((d) => {
+    const list = d.collections ?? (d.collections = []);
+    const i = list.findIndex((c) => c._id === def._id);
+    if (i === -1) list.push(def); else list[i] = def;
+  });
+  return getCollection(ws, def._id);
+}
+
+export interface CollectionInput { _id: string; name?: string; setting?: CollectionPatch['setting'] }
+
+export function createCollection(ws: Workspace, input: CollectionInput): Promise<CollectionDef> {
+  return withSchemaLock(ws, async () => {
+    if (findCollection(ws, input._id)) throw ApiError.conflict(`Collection '${input._id}' already exists`, { field: '_id' });
+    const now = nowIso();
+    const def: CollectionDef = {
+      _id: input._id,
+      name: input.name ?? input._id,
+      setting: mergeSetting(DEFAULT_SETTING, input.setting),
+      fields: [], views: [], indexes: [],
+      createdAt: now, updatedAt: now,
+    };
+    // A store left behind by an earlier collection of the same id is not inherited.
+    await ws.dropStore(`collections/${def._id}`);
+    return saveCollection(ws, def);
+  });
+}
+
+export interface CollectionPatch { name?: string; setting?: Partial<Omit<CollectionSetting, 'remove'>> & { remove?: CollectionSetting['remove'] | null } }
+
+export function updateCollection(ws: Workspace, id: string, patch: CollectionPatch): Promise<CollectionDef> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, id);
+    return saveCollection(ws, {
+      ...def,
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.setting ? { setting: mergeSetting(def.setting, patch.setting) } : {}),
+      updatedAt: nowIso(),
+    });
+  });
+}
+
+/** Removes the definition (fields, views, indexes with it) and drops the records store. */
+export function deleteCollection(ws: Workspace, id: string): Promise<void> {
+  return withSchemaLock(ws, async () => {
+    getCollection(ws, id);
+    await ws.settings.update((d) => { d.collections = (d.collections ?? []).filter((c) => c._id !== id); });
+    await ws.dropStore(`collections/${id}`);
+  });
+}
+
+/** Given keys replace, absent keys stay; `remove: null` goes back to following `update`. */
+function mergeSetting(base: CollectionSetting, given: CollectionPatch['setting'] | undefined): CollectionSetting {
+  const out: CollectionSetting = { ...base };
+  if (!given) return out;
+  if (given.read) out.read = given.read;
+  if (given.write) out.write = given.write;
+  if (given.update) out.update = given.update;
+  if (given.remove === null) delete out.remove;
+  else if (given.remove) out.remove = given.remove;
+  return out;
+}

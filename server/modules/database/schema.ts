@@ -1,0 +1,205 @@
+// A collection's schema without HTTP: fields, views and indexes. Existing records are never
+// rewritten by a schema change; validation applies to writes from then on, and a change that
+// needs a unique index fails with 409 (nothing changed) when existing records collide.
+import type { z } from 'zod';
+import type { Workspace } from '../../storage/workspace.js';
+import { ApiError } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { parseSort, validateObjectFilter } from '../../core/list-query.js';
+import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
+import { findCollection, getCollection, saveCollection, withSchemaLock } from './collections.js';
+import { applyIndexes } from './indexes.js';
+import { checkValue, fieldError } from './validation.js';
+import { typeOfFor } from './service.js';
+import type { FieldPatchBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody } from './schemas.js';
+
+const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
+const UNINDEXABLE = new Set(['_id', 'createdAt']);
+
+/** Saves a changed schema after the store accepted its index set (409 otherwise). */
+async function commit(ws: Workspace, def: CollectionDef, change: Partial<Pick<CollectionDef, 'fields' | 'views' | 'indexes'>>): Promise<CollectionDef> {
+  const next: CollectionDef = { ...def, ...change, updatedAt: nowIso() };
+  if (change.fields || change.indexes) {
+    try {
+      await applyIndexes(ws, def, next);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict('Existing records have duplicate values for this unique field or index', err.details);
+      throw err;
+    }
+  }
+  return saveCollection(ws, next);
+}
+
+function find<T extends { _id: string }>(list: T[], id: string, what: string): T {
+  const item = list.find((x) => x._id === id);
+  if (!item) throw ApiError.notFound(what, id);
+  return item;
+}
+
+// ---- fields ----------------------------------------------------------------------------
+
+export function createField(ws: Workspace, collectionId: string, body: z.infer<typeof NewFieldBody>): Promise<FieldDef> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    const id = body._id ?? body.name;
+    if (id === undefined) throw ApiError.invalidField('_id', 'required', "A field needs an '_id' (its key in records) or a 'name'");
+    if (!body._id && !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(id)) {
+      throw ApiError.invalidField('name', 'format', "Without an '_id', the field's 'name' is its key and must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$");
+    }
+    if (RESERVED_FIELDS.has(id)) throw ApiError.invalidField('_id', 'invalid', `'${id}' is kept by the server on every record`);
+    if (def.fields.some((f) => f._id === id)) throw ApiError.conflict(`Field '${id}' already exists`, { field: '_id' });
+    const now = nowIso();
+    const field = checkField(ws, { ...body, _id: id, name: body.name ?? id, createdAt: now, updatedAt: now } as FieldDef);
+    await commit(ws, def, { fields: [...def.fields, field] });
+    return field;
+  });
+}
+
+export function updateField(ws: Workspace, collectionId: string, fieldId: string, body: z.infer<typeof FieldPatchBody>): Promise<FieldDef> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    const old = find(def.fields, fieldId, 'Field');
+    if (body._id !== undefined && body._id !== fieldId) throw ApiError.invalidField('_id', 'read_only', "A field's '_id' (its key in records) cannot change");
+    const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: nowIso() };
+    if (body.default === null) delete merged.default;
+    const field = checkField(ws, merged);
+    await commit(ws, def, { fields: def.fields.map((f) => (f._id === fieldId ? field : f)) });
+    return field;
+  });
+}
+
+export function deleteField(ws: Workspace, collectionId: string, fieldId: string): Promise<void> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    find(def.fields, fieldId, 'Field');
+    await commit(ws, def, { fields: def.fields.filter((f) => f._id !== fieldId) });
+  });
+}
+
+/** Type-specific settings and the default value. */
+function checkField(ws: Workspace, field: FieldDef): FieldDef {
+  const o = field.options ?? {};
+  if (field.type === 'enum' && !o.values?.length) throw ApiError.invalidField('options.values', 'required', "An enum field needs 'options.values'");
+  if (field.type === 'reference') {
+    if (typeof o.collection !== 'string') throw ApiError.invalidField('options.collection', 'required', "A reference field needs 'options.collection'");
+    if (!findCollection(ws, o.collection)) throw ApiError.invalidField('options.collection', 'invalid', `No collection '${o.collection}'`);
+  }
+  if (field.unique && (field.type === 'json' || field.type === 'array')) throw ApiError.invalidField('unique', 'invalid', `A ${field.type} field cannot be unique`);
+  if (field.default !== undefined && field.default !== null) {
+    const reason = checkValue(field, field.default);
+    if (reason) throw ApiError.validation({ ...fieldError(field, reason), field: 'default' });
+  }
+  const out: Record<string, unknown> = { _id: field._id, name: field.name, type: field.type };
+  for (const key of ['required', 'unique', 'default', 'options'] as const) if (field[key] !== undefined) out[key] = field[key];
+  return { ...out, createdAt: field.createdAt, updatedAt: field.updatedAt } as FieldDef;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+// ---- views -----------------------------------------------------------------------------
+
+export function createView(ws: Workspace, collectionId: string, body: z.infer<typeof NewViewBody>): Promise<ViewDef> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    const id = body._id ?? newId();
+    if (def.views.some((v) => v._id === id)) throw ApiError.conflict(`View '${id}' already exists`, { field: '_id' });
+    const now = nowIso();
+    const view = checkView(def, { _id: id, name: body.name ?? id, filter: body.filter ?? {}, ...viewParts(body), createdAt: now, updatedAt: now });
+    await commit(ws, def, { views: [...def.views, view] });
+    return view;
+  });
+}
+
+export function updateView(ws: Workspace, collectionId: string, viewId: string, body: z.infer<typeof ViewPatchBody>): Promise<ViewDef> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    const old = find(def.views, viewId, 'View');
+    if (body._id !== undefined && body._id !== viewId) throw ApiError.invalidField('_id', 'read_only', "A view's '_id' cannot change");
+    const view = checkView(def, {
+      ...old, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.filter !== undefined ? { filter: body.filter } : {}),
+      ...viewParts(body), updatedAt: nowIso(),
+    });
+    await commit(ws, def, { views: def.views.map((v) => (v._id === viewId ? view : v)) });
+    return view;
+  });
+}
+
+export function deleteView(ws: Workspace, collectionId: string, viewId: string): Promise<void> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    find(def.views, viewId, 'View');
+    await commit(ws, def, { views: def.views.filter((v) => v._id !== viewId) });
+  });
+}
+
+function viewParts(body: z.infer<typeof NewViewBody>): Partial<ViewDef> {
+  const out: Partial<ViewDef> = {};
+  if (body.sort !== undefined) out.sort = body.sort;
+  if (body.fields !== undefined) out.fields = toList(body.fields);
+  return out;
+}
+
+/** A view is checked when saved, so that applying it never fails on its own content. */
+function checkView(def: CollectionDef, view: ViewDef): ViewDef {
+  asValidation('filter', () => validateObjectFilter(view.filter, typeOfFor(def)));
+  if (view.sort) asValidation('sort', () => parseSort(view.sort!));
+  if (view.fields) for (const p of view.fields) if (!isPath(p)) throw ApiError.invalidField('fields', 'format', `'${p}' is not a field path`);
+  if (view.sort === '') delete view.sort;
+  return view;
+}
+
+// ---- indexes ---------------------------------------------------------------------------
+
+export function createIndex(ws: Workspace, collectionId: string, body: z.infer<typeof NewIndexBody>): Promise<IndexDef> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    const fields = toList(body.fields);
+    for (const p of fields) if (!isPath(p)) throw ApiError.invalidField('fields', 'format', `'${p}' is not a field path`);
+    if (new Set(fields).size !== fields.length) throw ApiError.invalidField('fields', 'invalid', 'An index lists each field once');
+    if (fields.length === 1 && UNINDEXABLE.has(fields[0])) throw ApiError.invalidField('fields', 'invalid', `'${fields[0]}' is always indexed`);
+    const id = body._id ?? newId();
+    if (def.indexes.some((i) => i._id === id)) throw ApiError.conflict(`Index '${id}' already exists`, { field: '_id' });
+    const key = [...fields].sort().join(',');
+    const same = def.indexes.find((i) => [...i.fields].sort().join(',') === key);
+    if (same) throw ApiError.conflict(`Index '${same._id}' already covers these fields`, { field: 'fields' });
+    const index: IndexDef = { _id: id, fields, unique: body.unique ?? false, createdAt: nowIso() };
+    await commit(ws, def, { indexes: [...def.indexes, index] });
+    return index;
+  });
+}
+
+export function deleteIndex(ws: Workspace, collectionId: string, indexId: string): Promise<void> {
+  return withSchemaLock(ws, async () => {
+    const def = getCollection(ws, collectionId);
+    find(def.indexes, indexId, 'Index');
+    await commit(ws, def, { indexes: def.indexes.filter((i) => i._id !== indexId) });
+  });
+}
+
+// ---- shared ----------------------------------------------------------------------------
+
+function toList(v: string | string[]): string[] {
+  return (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** A field path as lists accept it (the list-query parser's own check, via parseSort). */
+function isPath(p: string): boolean {
+  try {
+    const keys = parseSort(p);
+    return keys.length === 1 && keys[0].path === p;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a list-query check, reporting its 400 as a 422 on the named body field. */
+function asValidation(field: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'BAD_REQUEST') throw ApiError.invalidField(field, 'invalid', err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,62 @@
+// Request bodies of the database group (zod): collections, fields, views, indexes.
+import { z } from 'zod';
+import { ID_PATTERN } from '../../core/ids.js';
+import { FIELD_TYPES } from '../../shared/models.js';
+
+const id = z.string().regex(ID_PATTERN, 'must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$');
+const name = z.string().min(1).max(200);
+
+const Setting = z.object({
+  read: z.enum(['public', 'private', 'only-user']).optional(),
+  write: z.enum(['public', 'private']).optional(),
+  update: z.enum(['private', 'only-user']).optional(),
+  remove: z.enum(['private', 'only-user']).nullable().optional(),
+});
+
+export const NewCollectionBody = z.object({ _id: id, name: name.optional(), setting: Setting.optional() });
+
+/** `PUT /database/{id}`; `_id` may be repeated but not changed. */
+export const CollectionPatchBody = z.object({ _id: z.string().optional(), name: name.optional(), setting: Setting.optional() });
+
+/** `PUT /database`: the collection is named by `_id`. */
+export const CollectionByIdBody = CollectionPatchBody.extend({ _id: z.string() });
+
+const FieldOptions = z.object({
+  values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).max(1000).optional(),
+  collection: z.string().optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  minLength: z.number().int().nonnegative().optional(),
+  maxLength: z.number().int().nonnegative().optional(),
+}).loose();
+
+export const NewFieldBody = z.object({
+  _id: id.optional(),
+  name: name.optional(),
+  type: z.enum(FIELD_TYPES),
+  required: z.boolean().optional(),
+  unique: z.boolean().optional(),
+  default: z.unknown().optional(),
+  options: FieldOptions.optional(),
+});
+
+/** `PUT .../fields/{id}`: any of the settings; `default: null` clears the default. */
+export const FieldPatchBody = NewFieldBody.partial();
+
+const paths = z.union([z.array(z.string().min(1).max(200)).max(100), z.string().max(2000)]);
+
+export const NewViewBody = z.object({
+  _id: id.optional(),
+  name: name.optional(),
+  filter: z.record(z.string(), z.unknown()).optional(),
+  sort: z.string().max(2000).optional(),
+  fields: paths.optional(),
+});
+
+export const ViewPatchBody = NewViewBody.extend({ _id: z.string().optional() });
+
+export const NewIndexBody = z.object({
+  _id: id.optional(),
+  fields: z.union([z.array(z.string().min(1).max(200)).min(1).max(16), z.string().min(1).max(2000)]),
+  unique: z.boolean().optional(),
+});

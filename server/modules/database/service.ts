@@ -1,0 +1,206 @@
+// Record rules without HTTP: access, validation, writes and their bus events. The routes and
+// scenario steps both call these functions.
+import type { Request } from 'express';
+import type { AppContext } from '../../core/context.js';
+import type { Workspace } from '../../storage/workspace.js';
+import type { DocStore, Doc } from '../../storage/doc-store.js';
+import { getPath } from '../../storage/query.js';
+import { ApiError } from '../../core/errors.js';
+import { actorOf, type AuthInfo } from '../../core/auth.js';
+import { ID_PATTERN, RESERVED_RECORD_IDS, newId, nowIso } from '../../core/ids.js';
+import { conditionsFromObject, listMeta, parseListQuery, parseSort, type TypeOf } from '../../core/list-query.js';
+import type { EventType } from '../../shared/events.js';
+import type { FieldError } from '../../shared/error-codes.js';
+import type { CollectionDef, FieldType, ListResponse } from '../../shared/models.js';
+import { findUser } from '../users/repo.js';
+import { assertRecordAccess, checkAccess, ruleFor, type RecordOp } from './access.js';
+import { findCollection, getCollection } from './collections.js';
+import { desiredIndexes, recordsStore } from './indexes.js';
+import { SYSTEM_KEYS, checkKeys, validateData } from './validation.js';
+
+export { getCollection };
+
+export interface RecordOpts {
+  /** The caller; null for anonymous. Scenario steps pass an admin-like caller or null. */
+  auth: AuthInfo | null;
+  /** Scenario depth of the change, carried on the published event (loop guard). */
+  depth?: number;
+}
+
+/** How a request was decided, for the request log: `read:public`, `update:only-user`, `write:admin`. */
+export function accessLabel(def: CollectionDef, op: RecordOp, auth: AuthInfo | null): string {
+  return `${op}:${auth?.isAdmin ? 'admin' : ruleFor(def, op)}`;
+}
+
+export async function getRecord(_ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<Doc> {
+  const def = getCollection(ws, collectionId);
+  checkAccess(def, 'read', opts.auth);
+  const record = (await recordsStore(ws, def)).get(id);
+  if (!record) throw ApiError.notFound('Record', id);
+  assertRecordAccess(def, 'read', opts.auth, record);
+  return record;
+}
+
+/** A page of records. `query` is a raw query string object (`limit`, `offset`, `sort`,
+ *  `fields`, `filter[...]`, `view`). A view's filter is ANDed with the query's filters; the
+ *  query's `sort` and `fields`, when given, replace the view's. */
+export async function listRecords(_ctx: AppContext, ws: Workspace, collectionId: string, query: Record<string, unknown>, opts: RecordOpts): Promise<ListResponse<Doc>> {
+  const def = getCollection(ws, collectionId);
+  const reach = checkAccess(def, 'read', opts.auth);
+  const typeOf = typeOfFor(def);
+  const q = parseListQuery(query, { typeOf });
+  if (query.view !== undefined) {
+    const view = typeof query.view === 'string' ? def.views.find((v) => v._id === query.view) : undefined;
+    if (!view) throw ApiError.notFound('View', String(query.view));
+    q.conditions.push(...conditionsFromObject(view.filter, typeOf));
+    if ((query.sort === undefined || query.sort === '') && view.sort) q.sort = parseSort(view.sort);
+    if ((query.fields === undefined || query.fields === '') && view.fields?.length) q.fields = view.fields;
+  }
+  // only-user lists: the caller's own records, counted by the store (`_owner` is indexed).
+  if (reach === 'own') q.conditions.push({ path: '_owner', op: '$eq', values: [opts.auth!.userId] });
+  const { data, total } = (await recordsStore(ws, def)).find(q);
+  return { data, meta: listMeta(total, q) };
+}
+
+export async function createRecord(ctx: AppContext, ws: Workspace, collectionId: string, input: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
+  const def = getCollection(ws, collectionId);
+  checkAccess(def, 'write', opts.auth);
+  assertObject(input);
+  const { _id, _owner, createdAt, updatedAt, ...rest } = input;
+  const errors = checkKeys(rest);
+  if (_id !== undefined) {
+    if (typeof _id !== 'string') errors.push({ field: '_id', reason: 'type', message: "'_id' must be a string" });
+    else if (!ID_PATTERN.test(_id)) errors.push({ field: '_id', reason: 'format', message: "'_id' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$" });
+    else if (RESERVED_RECORD_IDS.has(_id)) errors.push({ field: '_id', reason: 'invalid', message: `'${_id}' is reserved` });
+  }
+  // Admins may create a record on behalf of a user; otherwise the owner is the caller.
+  if (_owner !== undefined && !(opts.auth?.isAdmin && typeof _owner === 'string')) errors.push(readOnly('_owner'));
+  if (createdAt !== undefined) errors.push(readOnly('createdAt'));
+  if (updatedAt !== undefined) errors.push(readOnly('updatedAt'));
+  const { data, errors: fieldErrors } = validateData(def.fields, rest, 'create');
+  errors.push(...fieldErrors);
+  if (errors.length) throw ApiError.validation(errors);
+  await checkReferences(ws, def, data);
+
+  const store = await recordsStore(ws, def);
+  const id = (_id as string | undefined) ?? newId();
+  if (store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
+  const owner = (_owner as string | undefined) ?? opts.auth?.userId;
+  const now = nowIso();
+  const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
+  const record = await write(store, def, doc, () => store.insert(doc));
+  publish(ctx, ws, def, 'record.created', record, opts);
+  return record;
+}
+
+/** Partial update (PUT and PATCH): absent fields stay; system keys are read-only. */
+export async function updateRecord(ctx: AppContext, ws: Workspace, collectionId: string, id: string, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
+  const def = getCollection(ws, collectionId);
+  checkAccess(def, 'update', opts.auth);
+  assertObject(patch);
+  const store = await recordsStore(ws, def);
+  const existing = store.get(id);
+  if (!existing) throw ApiError.notFound('Record', id);
+  assertRecordAccess(def, 'update', opts.auth, existing);
+  const rest: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if ((SYSTEM_KEYS as readonly string[]).includes(key)) { if (value !== existing[key]) errors.push(readOnly(key)); } else rest[key] = value;
+  }
+  errors.push(...checkKeys(rest));
+  const { errors: fieldErrors } = validateData(def.fields, rest, 'update');
+  errors.push(...fieldErrors);
+  if (errors.length) throw ApiError.validation(errors);
+  await checkReferences(ws, def, rest);
+
+  const next: Doc = { ...existing, ...rest, _id: id, updatedAt: nowIso() };
+  const record = await write(store, def, next, () => store.replace(id, next));
+  if (!record) throw ApiError.notFound('Record', id);
+  publish(ctx, ws, def, 'record.updated', record, opts);
+  return record;
+}
+
+export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<void> {
+  const def = getCollection(ws, collectionId);
+  checkAccess(def, 'remove', opts.auth);
+  const store = await recordsStore(ws, def);
+  const existing = store.get(id);
+  if (!existing) throw ApiError.notFound('Record', id);
+  assertRecordAccess(def, 'remove', opts.auth, existing);
+  if (!(await store.remove(id))) throw ApiError.notFound('Record', id);
+  publish(ctx, ws, def, 'record.deleted', existing, opts);
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+
+const BUILTIN_TYPES: Record<string, FieldType> = { _id: 'string', _owner: 'string', createdAt: 'date', updatedAt: 'date' };
+const typeOfCache = new WeakMap<CollectionDef, TypeOf>();
+
+/** Filter coercion by schema type; dot paths into a field, enum fields and unknown fields
+ *  are coerced as schemaless (typed and string readings both match). */
+export function typeOfFor(def: CollectionDef): TypeOf {
+  let typeOf = typeOfCache.get(def);
+  if (!typeOf) {
+    const types = new Map<string, FieldType>(Object.entries(BUILTIN_TYPES));
+    for (const f of def.fields) if (f.type !== 'enum') types.set(f._id, f.type);
+    typeOf = (path) => types.get(path);
+    typeOfCache.set(def, typeOf);
+  }
+  return typeOf;
+}
+
+function readOnly(field: string): FieldError {
+  return { field, reason: 'read_only', message: `'${field}' is read-only` };
+}
+
+function assertObject(input: unknown): asserts input is Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw ApiError.badRequest('A record must be a JSON object');
+}
+
+/** `reference` fields must name an existing record of their collection, `user` fields an existing user. */
+async function checkReferences(ws: Workspace, def: CollectionDef, data: Record<string, unknown>): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const f of def.fields) {
+    const v = data[f._id];
+    if (typeof v !== 'string') continue;
+    if (f.type === 'reference') {
+      const target = findCollection(ws, String(f.options?.collection ?? ''));
+      if (!target || !(await recordsStore(ws, target)).get(v)) {
+        errors.push({ field: f._id, reason: 'invalid', message: `'${f._id}': no record '${v}' in collection '${String(f.options?.collection)}'` });
+      }
+    } else if (f.type === 'user' && !(await findUser(ws, v))) {
+      errors.push({ field: f._id, reason: 'invalid', message: `'${f._id}': no user '${v}'` });
+    }
+  }
+  if (errors.length) throw ApiError.validation(errors);
+}
+
+/** Runs a store write; a unique violation becomes a 409 naming the field when it can. */
+async function write<T>(store: DocStore, def: CollectionDef, doc: Doc, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'CONFLICT') throw err;
+    for (const [key, unique] of desiredIndexes(def)) {
+      if (!unique) continue;
+      const fields = key.split(',');
+      if (getPath(doc, fields[0]) === undefined) continue;
+      const clash = store.findBy(fields[0], getPath(doc, fields[0])).some((d) => d._id !== doc._id && fields.every((f) => sameValue(getPath(d, f), getPath(doc, f))));
+      if (clash) throw ApiError.conflict(`Another record already has this ${fields.join(' + ')}`, { field: fields.join(',') });
+    }
+    throw err;
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+function publish(ctx: AppContext, ws: Workspace, def: CollectionDef, type: EventType, record: Doc, opts: RecordOpts): void {
+  const actor = actorOf({ auth: opts.auth } as Request);
+  ctx.bus.publish({
+    type, app: ws.id, collection: def._id, data: record,
+    ...(actor ? { actor } : {}),
+    ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
+  });
+}

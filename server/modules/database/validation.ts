@@ -1,0 +1,97 @@
+// Record validation: key names the store can hold, read-only keys, and values against the
+// collection's field definitions (CONTRACT §3 reasons).
+import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
+import type { FieldDef } from '../../shared/models.js';
+
+/** Keys the server owns on every record. */
+export const SYSTEM_KEYS = ['_id', '_owner', 'createdAt', 'updatedAt'] as const;
+
+const MAX_DEPTH = 32;
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** Keys nedb cannot store (`$...`, dotted) or that would set a prototype, and nesting deeper
+ *  than MAX_DEPTH: 422 `format` / `invalid` naming the key's path. Walks without recursion. */
+export function checkKeys(body: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  const stack: Array<[unknown, string, number]> = [[body, '', 0]];
+  while (stack.length && errors.length < 20) {
+    const [value, path, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_DEPTH) { errors.push({ field: path, reason: 'invalid', message: `'${path}' is nested more than ${MAX_DEPTH} levels deep` }); continue; }
+    const isArray = Array.isArray(value);
+    for (const key of Object.keys(value)) {
+      const child = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      if (!isArray && (key.startsWith('$') || key.includes('.') || key === '__proto__')) {
+        errors.push({ field: child, reason: 'format', message: `Field name '${key}' may not start with '$', contain '.' or be '__proto__'` });
+        continue;
+      }
+      stack.push([(value as Record<string, unknown>)[key], child, depth + 1]);
+    }
+  }
+  return errors;
+}
+
+/** The reason a value breaks its field definition, or null. `null` itself is checked by the caller. */
+export function checkValue(field: FieldDef, v: unknown): ValidationReason | null {
+  const o = field.options ?? {};
+  switch (field.type) {
+    case 'string': return typeof v !== 'string' ? 'type' : checkLength(v.length, o);
+    case 'email': return typeof v !== 'string' ? 'type' : !EMAIL.test(v) ? 'format' : checkLength(v.length, o);
+    case 'url': return typeof v !== 'string' ? 'type' : !SCHEME.test(v) || !URL.canParse(v) ? 'format' : checkLength(v.length, o);
+    case 'date': return typeof v !== 'string' ? 'type' : !DATE.test(v) || Number.isNaN(Date.parse(v)) ? 'format' : null;
+    case 'number': return typeof v !== 'number' || !Number.isFinite(v) ? 'type' : checkRange(v, o);
+    case 'integer': return !Number.isInteger(v) ? 'type' : checkRange(v as number, o);
+    case 'boolean': return typeof v !== 'boolean' ? 'type' : null;
+    case 'enum': return (o.values ?? []).some((x) => x === v) ? null : 'enum';
+    case 'json': return null;
+    case 'array': return !Array.isArray(v) ? 'type' : checkLength(v.length, o);
+    case 'reference': case 'file': case 'user':
+      return typeof v !== 'string' ? 'type' : v.length === 0 || v.length > 200 ? 'format' : null;
+  }
+}
+
+function checkLength(n: number, o: NonNullable<FieldDef['options']>): ValidationReason | null {
+  if (typeof o.minLength === 'number' && n < o.minLength) return 'too_short';
+  if (typeof o.maxLength === 'number' && n > o.maxLength) return 'too_long';
+  return null;
+}
+
+function checkRange(n: number, o: NonNullable<FieldDef['options']>): ValidationReason | null {
+  if (typeof o.min === 'number' && n < o.min) return 'invalid';
+  if (typeof o.max === 'number' && n > o.max) return 'invalid';
+  return null;
+}
+
+const REASON_TEXT: Record<ValidationReason, string> = {
+  required: 'is required', type: 'has the wrong type', enum: 'is not one of the allowed values', format: 'is badly formatted',
+  too_short: 'is too short', too_long: 'is too long', read_only: 'is read-only', invalid: 'is out of range or invalid',
+};
+
+/** A field error with a message that says what the field expects. */
+export function fieldError(field: FieldDef, reason: ValidationReason): FieldError {
+  const expects = field.type === 'enum' ? `one of ${JSON.stringify(field.options?.values ?? [])}` : `a ${field.type}`;
+  return { field: field._id, reason, message: `'${field._id}' ${REASON_TEXT[reason]} (expected ${expects})` };
+}
+
+/** Checks the given values against the schema. On create, absent fields get their default and
+ *  required ones must be there; on update only the given fields are checked (a required field
+ *  may not be cleared with null or ''). Returns the data with defaults applied, and the errors. */
+export function validateData(fields: FieldDef[], data: Record<string, unknown>, mode: 'create' | 'update'): { data: Record<string, unknown>; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  let out = data;
+  for (const f of fields) {
+    let v = out[f._id];
+    if (v === undefined && mode === 'create' && f.default !== undefined) {
+      v = structuredClone(f.default);
+      out = out === data ? { ...data } : out;
+      out[f._id] = v;
+    }
+    if (v === undefined) { if (mode === 'create' && f.required) errors.push(fieldError(f, 'required')); continue; }
+    if (v === null || (v === '' && f.required)) { if (f.required) errors.push(fieldError(f, 'required')); continue; }
+    const reason = checkValue(f, v);
+    if (reason) errors.push(fieldError(f, reason));
+  }
+  return { data: out, errors };
+}
