@@ -96,6 +96,20 @@ describe('closing', () => {
     expect((await s.waitClose()).code).toBe(1001);
   });
 
+  it('re-checks sockets when the workspace content is replaced (reset)', async () => {
+    const user = await makeUser(t, 'Walter');
+    const c = await t.req('POST', '/chats/channels', { body: { name: 'to be wiped' } });
+    const admin = await TestSocket.open(realtimeUrl(t.api, t.adminToken));
+    const u = await TestSocket.open(realtimeUrl(t.api, user.token));
+    expect(await admin.subscribe(`chat:${c.body._id}`)).toMatchObject({ type: 'subscribed' });
+    const reset = await t.consoleReq('POST', '/workspaces/demo/reset', {});
+    expect(reset.status).toBe(200);
+    // the channel is gone: its subscription ends; the user is gone: his socket closes
+    expect(await admin.next((f) => f.type === 'unsubscribed')).toMatchObject({ topic: `chat:${c.body._id}`, reason: expect.stringContaining('not found') });
+    expect((await u.waitClose()).code).toBe(1008);
+    admin.close();
+  });
+
   it('closes every socket on shutdown', async () => {
     const own = await startTestServer({});
     const a = await TestSocket.open(realtimeUrl(own.api, own.adminToken));
