@@ -32,7 +32,7 @@ async function eventually(check: () => boolean, ms = 5000) {
 function form(bytes: Uint8Array | string, name = 'hello.txt', type = 'text/plain', field = 'file') {
   const fd = new FormData();
   fd.append('note', 'a plain field is ignored');
-  fd.append(field, new Blob([bytes], { type }), name);
+  fd.append(field, new Blob([bytes as BlobPart], { type }), name);
   return fd;
 }
 
