@@ -10,6 +10,7 @@ import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
 import { cors, jsonBody, loopbackHostGuard } from './core/http.js';
 import { authenticate } from './core/auth.js';
 import { isLoopbackHost } from './config.js';
+import { requestLogMiddleware } from './modules/testing/request-log.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -33,6 +34,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
 
   // Workspace API: CORS for any origin, workspace resolved, token read.
   const workspaceApi = Router({ mergeParams: true });
+  workspaceApi.use(requestLogMiddleware(ctx)); // request log + in-flight count (restore waits on it)
   workspaceApi.use((req, _res, next) => {
     req.ws = ctx.registry.require((req.params as { appId: string }).appId);
     req.ws.assertAvailable();

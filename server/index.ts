@@ -12,6 +12,9 @@ import type { AppContext } from './core/context.js';
 import { buildApp } from './app.js';
 import { modules } from './modules/index.js';
 import { createWorkspace } from './modules/console/service.js';
+import { applySeed } from './modules/testing/seed.js';
+import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/testing/snapshots.js';
+import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/testing/reset.js';
 
 export type { ServerOptions, ServerConfig };
 
@@ -49,6 +52,11 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
       });
       if (generatedPassword) generatedAdmin = { workspace: config.workspace, email: config.adminEmail, password: generatedPassword };
     }
+    // A seed fills the default workspace when it is still empty (see docs/testing.md).
+    if (config.seed) {
+      const ws = registry.get(config.workspace) ?? (await createWorkspace(ctx, { _id: config.workspace, name: config.workspace, admin: { email: config.adminEmail, ...(config.adminPassword ? { password: config.adminPassword } : {}) } })).ws;
+      await applySeed(ctx, ws, config.seed);
+    }
 
     let closed: Promise<void> | undefined;
     const close = () => (closed ??= (async () => {
@@ -71,6 +79,10 @@ export interface StartedServer extends HomebaseServer {
   /** `http://host:port` */
   consoleUrl: string;
   workspaces: string[];
+  /** Test-suite helpers on the default workspace (`config.workspace`). */
+  snapshot(name: string, options?: { overwrite?: boolean }): Promise<SnapshotInfo>;
+  restore(name: string): Promise<SnapshotInfo>;
+  reset(options?: ResetOptions): Promise<ResetResult>;
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<StartedServer> {
@@ -112,6 +124,9 @@ export async function startServer(options: ServerOptions = {}): Promise<StartedS
     url: `${consoleUrl}/api`,
     consoleUrl,
     workspaces: base.ctx.registry.list().map((w) => w._id),
+    snapshot: (name, opts) => takeSnapshot(base.ctx, base.ctx.registry.require(base.config.workspace), name, opts?.overwrite),
+    restore: (name) => restoreSnapshot(base.ctx, base.ctx.registry.require(base.config.workspace), name),
+    reset: (opts) => resetWorkspace(base.ctx, base.ctx.registry.require(base.config.workspace), opts),
     close,
   };
 }

@@ -1,0 +1,123 @@
+// The per-workspace request log (a fixed-size ring buffer in memory) and the in-flight request
+// count that restore and import wait on. One middleware feeds both; it sits on the hot path of
+// every workspace request, so it does no I/O and awaits nothing.
+import type { Request, RequestHandler } from 'express';
+import type { AppContext } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import type { Workspace } from '../../storage/workspace.js';
+
+export interface RequestLogEntry {
+  _id: string;
+  method: string;
+  /** The URL as requested, with any `token=` query parameter removed. */
+  path: string;
+  status: number;
+  durationMs: number;
+  time: string;
+  /** The collection access rule that allowed or refused the request, when one decided. */
+  accessRule?: string;
+}
+
+class RingBuffer {
+  private items: RequestLogEntry[] = [];
+  private next = 0;
+  seq = 0;
+  constructor(private readonly size: number) {}
+
+  push(entry: RequestLogEntry): void {
+    if (this.size <= 0) return;
+    if (this.items.length < this.size) this.items.push(entry);
+    else this.items[this.next] = entry;
+    this.next = (this.next + 1) % this.size;
+  }
+
+  /** Newest first. */
+  list(): RequestLogEntry[] {
+    const n = this.items.length;
+    const out: RequestLogEntry[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.items[(this.next - 1 - i + n * 2) % n];
+    return out;
+  }
+
+  clear(): void { this.items = []; this.next = 0; }
+}
+
+interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Array<() => void> }
+
+// Keyed by the Workspace object, so two servers (or a deleted and re-created workspace) in one
+// process never share a log.
+const traffic = new WeakMap<Workspace, WorkspaceTraffic>();
+
+function trafficOf(ws: Workspace, size: number): WorkspaceTraffic {
+  let t = traffic.get(ws);
+  if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [] }; traffic.set(ws, t); }
+  return t;
+}
+
+/** Strips `token=` parameters (download links carry access tokens) from a URL. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || !/(?:^|[?&])token=/i.test(url.slice(q))) return url;
+  const kept = url.slice(q + 1).split('&').filter((p) => !/^token=/i.test(p));
+  return kept.length ? `${url.slice(0, q)}?${kept.join('&')}` : url.slice(0, q);
+}
+
+/** The workspace API's first middleware: counts the request as in flight until its response
+ *  ends, and logs it then. A request arriving while the workspace is busy is refused here (503),
+ *  in the same tick as the count, so a restore never starts under a request it did not see. */
+export function requestLogMiddleware(ctx: AppContext): RequestHandler {
+  const size = ctx.config.requestLogSize;
+  return (req, res, next) => {
+    const ws = ctx.registry.get((req.params as { appId?: string }).appId ?? '');
+    if (!ws) return next();
+    const t = trafficOf(ws, size);
+    const started = performance.now();
+    const time = new Date().toISOString();
+    const counted = !ws.busy;
+    if (counted) t.inflight++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      if (counted && --t.inflight === 0 && t.idle.length) for (const wake of t.idle.splice(0)) wake();
+      record(t, req, res.statusCode, started, time);
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
+    next(counted ? undefined : ApiError.unavailable());
+  };
+}
+
+function record(t: WorkspaceTraffic, req: Request, status: number, started: number, time: string): void {
+  const entry: RequestLogEntry = {
+    _id: `r${++t.log.seq}`,
+    method: req.method,
+    path: redactUrl(req.originalUrl),
+    status,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+    time,
+  };
+  if (req.accessRule) entry.accessRule = req.accessRule;
+  t.log.push(entry);
+}
+
+/** The logged requests of a workspace, newest first. */
+export function requestLog(ws: Workspace): RequestLogEntry[] {
+  return traffic.get(ws)?.log.list() ?? [];
+}
+
+export function clearRequestLog(ws: Workspace): void {
+  traffic.get(ws)?.log.clear();
+}
+
+/** Resolves once no admitted request of the workspace is in flight, or after `timeoutMs`
+ *  (a stalled upload must not block a restore forever). */
+export function waitForIdle(ws: Workspace, timeoutMs: number): Promise<void> {
+  const t = traffic.get(ws);
+  if (!t || t.inflight === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { t.idle = t.idle.filter((w) => w !== wake); resolve(); }, timeoutMs);
+    const wake = () => { clearTimeout(timer); resolve(); };
+    t.idle.push(wake);
+  });
+}

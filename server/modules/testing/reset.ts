@@ -1,0 +1,39 @@
+// Reset: back to a fresh workspace holding only its first admin. Records, users, files (bytes
+// too), chats, deliveries, logs, executions, outbox and the request log go; with keepSchema the
+// collections (fields, views, indexes) and the config-like stores (webhooks, scenarios, secrets)
+// stay. Generic over stores: whatever a module adds is wiped unless listed here.
+import type { AppContext } from '../../core/context.js';
+import type { Doc } from '../../storage/doc-store.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { applyState, exclusive, whileBusy, type WorkspaceState } from './state.js';
+import { clearRequestLog } from './request-log.js';
+
+/** Definitions rather than data: kept by a reset with keepSchema, wiped by a plain one. */
+export const CONFIG_STORES = ['webhooks', 'scenarios', 'credentials'];
+
+export interface ResetOptions { keepSchema?: boolean }
+
+export interface ResetResult { keepSchema: boolean; firstAdminId: string | null }
+
+export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOptions = {}): Promise<ResetResult> {
+  const keepSchema = !!options.keepSchema;
+  return exclusive(ws, () => whileBusy(ws, async () => {
+    const settings = structuredClone(ws.settings.data);
+    if (!keepSchema) settings.collections = [];
+    const users = (await ws.store('users')).all();
+    // The first admin stays; a workspace created without one keeps its admins.
+    const kept: Doc[] = settings.firstAdminId
+      ? users.filter((u) => u._id === settings.firstAdminId)
+      : users.filter((u) => u.role === 'admin');
+    const stores = new Map<string, Doc[]>([['users', kept]]);
+    for (const c of settings.collections) stores.set(`collections/${c._id}`, []);
+    const state: WorkspaceState = { settings, stores, files: new Map(), keep: new Set(keepSchema ? CONFIG_STORES : []) };
+    await applyState(ctx, ws, state);
+    // Sessions of removed users die (they already fail verification); the admin's live on, so a
+    // suite's admin token survives the reset.
+    const keptIds = kept.map((u) => u._id);
+    await (await ws.store('sessions')).removeWhere({ userId: { $nin: keptIds } });
+    clearRequestLog(ws);
+    return { keepSchema, firstAdminId: settings.firstAdminId ?? null };
+  }));
+}

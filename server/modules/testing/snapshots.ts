@@ -1,0 +1,157 @@
+// Named snapshots of a workspace: taken and restored whole. Held in memory for speed; a disk
+// workspace also keeps each one under `<workspace>/snapshots/<name>/` (state.jsonl, files/,
+// meta.json written last as the commit mark), so they survive a restart.
+import model from '@seald-io/nedb/lib/model.js';
+import { mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppContext } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import type { Doc } from '../../storage/doc-store.js';
+import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
+import { applyState, captureState, exclusive, isCollectionStore, whileBusy, type WorkspaceState } from './state.js';
+import { copyFilesTo, fileSetIn } from './files.js';
+
+export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export interface SnapshotInfo {
+  name: string;
+  createdAt: string;
+  /** Records across all collections. */
+  records: number;
+  collections: number;
+  users: number;
+  files: number;
+}
+
+interface Entry { info: SnapshotInfo; state?: WorkspaceState }
+
+const serialize = (model as unknown as { serialize(o: unknown): string }).serialize;
+const deserialize = (model as unknown as { deserialize(s: string): unknown }).deserialize;
+
+const catalogs = new WeakMap<Workspace, Promise<Map<string, Entry>>>();
+
+const folderOf = (ws: Workspace, name?: string) => join(ws.dir!, 'snapshots', ...(name ? [name] : []));
+
+/** The snapshots of a workspace (read from disk once, then kept in memory). */
+function catalog(ws: Workspace): Promise<Map<string, Entry>> {
+  let c = catalogs.get(ws);
+  if (!c) {
+    c = (async () => {
+      const map = new Map<string, Entry>();
+      if (!ws.dir) return map;
+      for (const name of await readdir(folderOf(ws)).catch(() => [] as string[])) {
+        try {
+          const info = JSON.parse(await readFile(join(folderOf(ws, name), 'meta.json'), 'utf8')) as SnapshotInfo;
+          if (info.name === name) map.set(name, { info });
+        } catch {
+          await rm(folderOf(ws, name), { recursive: true, force: true }); // never committed
+        }
+      }
+      return map;
+    })();
+    catalogs.set(ws, c);
+  }
+  return c;
+}
+
+export async function listSnapshots(ws: Workspace): Promise<SnapshotInfo[]> {
+  return [...(await catalog(ws)).values()].map((e) => e.info).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
+}
+
+function infoOf(name: string, state: WorkspaceState): SnapshotInfo {
+  let records = 0;
+  let collections = 0;
+  for (const [store, docs] of state.stores) if (isCollectionStore(store)) { records += docs.length; collections++; }
+  return {
+    name, createdAt: new Date().toISOString(), records, collections,
+    users: state.stores.get('users')?.length ?? 0,
+    files: state.stores.get('files')?.length ?? 0,
+  };
+}
+
+function assertName(name: string): void {
+  if (!SNAPSHOT_NAME.test(name)) throw ApiError.invalidField('name', 'format', "'name' must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$");
+}
+
+/** Takes a snapshot; 409 when the name is taken, unless `overwrite`. */
+export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overwrite = false): Promise<SnapshotInfo> {
+  assertName(name);
+  return exclusive(ws, async () => {
+    const snaps = await catalog(ws);
+    if (snaps.has(name) && !overwrite) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
+    if (ws.dir) {
+      await rm(folderOf(ws, name), { recursive: true, force: true });
+      snaps.delete(name);
+    }
+    // Capture while the workspace is quiet, so the snapshot is one moment of it.
+    const state = await whileBusy(ws, async () => {
+      const s = await captureState(ctx, ws, { copyDocs: true, files: !ws.dir });
+      if (ws.dir) s.files = await copyFilesTo(ctx, ws, join(folderOf(ws, name), 'files'));
+      return s;
+    });
+    const info = infoOf(name, state);
+    if (ws.dir) await writeSnapshot(folderOf(ws, name), info, state);
+    snaps.set(name, { info, state });
+    return info;
+  });
+}
+
+/** Restores a snapshot: 404 when there is none by that name. */
+export function restoreSnapshot(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
+  return exclusive(ws, async () => {
+    const entry = (await catalog(ws)).get(name);
+    if (!entry) throw ApiError.notFound('Snapshot', name);
+    entry.state ??= await readSnapshot(folderOf(ws, name));
+    const state = entry.state;
+    await whileBusy(ws, () => applyState(ctx, ws, state));
+    return entry.info;
+  });
+}
+
+export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
+  return exclusive(ws, async () => {
+    const snaps = await catalog(ws);
+    if (!snaps.has(name)) throw ApiError.notFound('Snapshot', name);
+    snaps.delete(name);
+    if (ws.dir) await rm(folderOf(ws, name), { recursive: true, force: true });
+  });
+}
+
+/** Forgets the in-memory snapshots of a workspace (it was deleted). */
+export function forgetSnapshots(ws: Workspace): void { catalogs.delete(ws); }
+
+async function writeSnapshot(folder: string, info: SnapshotInfo, state: WorkspaceState): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  const fh = await open(join(folder, 'state.jsonl'), 'w');
+  try {
+    let chunk = serialize({ settings: state.settings }) + '\n';
+    for (const [s, docs] of state.stores) {
+      chunk += serialize({ store: s }) + '\n';
+      for (const d of docs) {
+        chunk += serialize(d) + '\n';
+        if (chunk.length > 1 << 20) { await fh.write(chunk); chunk = ''; }
+      }
+    }
+    await fh.write(chunk);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await writeFile(join(folder, 'meta.json'), JSON.stringify(info));
+}
+
+async function readSnapshot(folder: string): Promise<WorkspaceState> {
+  const text = await readFile(join(folder, 'state.jsonl'), 'utf8');
+  const stores = new Map<string, Doc[]>();
+  let settings: WorkspaceSettings | undefined;
+  let current: Doc[] | undefined;
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const obj = deserialize(line) as Record<string, unknown>;
+    if (current && typeof obj._id === 'string') current.push(obj as Doc);
+    else if (typeof obj.store === 'string') stores.set(obj.store, (current = []));
+    else if (obj.settings) settings = obj.settings as WorkspaceSettings;
+  }
+  if (!settings) throw ApiError.conflict('The snapshot on disk is damaged');
+  return { settings, stores, files: await fileSetIn(join(folder, 'files')) };
+}
