@@ -15,6 +15,8 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
 }
 
 function reasonOf(issue: z.core.$ZodIssue, body: unknown): ValidationReason {
+  // A missing key is `required` whatever the schema of its value (enum, union...).
+  if (issue.path.length && issue.code !== 'unrecognized_keys' && valueAt(body, issue.path) === undefined) return 'required';
   switch (issue.code) {
     case 'invalid_type': return valueAt(body, issue.path) === undefined ? 'required' : 'type';
     case 'too_small': return issue.origin === 'string' || issue.origin === 'array' ? 'too_short' : 'invalid';
