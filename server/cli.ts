@@ -5,11 +5,15 @@ import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from './index.js';
 import { DataFolderLockedError } from './storage/lock.js';
 import { VERSION } from './config.js';
+import { exportFromFolder, importIntoFolder, OfflineError } from './modules/testing/offline.js';
+import { readSeed } from './modules/testing/seed.js';
 
 const USAGE = `Usage:
   homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory]
                  [--workspace demo] [--admin-email admin@example.com] [--admin-password <pw>]
                  [--console-token <token>] [--seed fixtures.json] [--token-ttl 900] [--json]
+  homebase export --data DIR [--workspace demo] > dump.json
+  homebase import --data DIR [--workspace demo] dump.json
   homebase --version`;
 
 export const SERVE_OPTIONS = {
@@ -84,7 +88,39 @@ async function serve(args: string[]) {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-export const commands: Record<string, (args: string[]) => Promise<void>> = { serve };
+// export / import work on a data folder with no server running (they take its lock).
+function folderArgs(args: string[], positionals: number) {
+  const { values, positionals: rest } = parseArgs({ args, options: { data: { type: 'string' }, workspace: { type: 'string' } }, allowPositionals: true, strict: true });
+  if (!values.data) throw new UsageError('--data DIR is required');
+  if (rest.length !== positionals) throw new UsageError(positionals ? 'give one dump file' : 'unexpected argument');
+  return { data: values.data, workspace: values.workspace ?? 'demo', file: rest[0] };
+}
+
+async function offline(run: () => Promise<void>) {
+  try { await run(); } catch (err) {
+    if (!(err instanceof OfflineError) && !(err instanceof Error && /^Cannot read|is not valid JSON/.test(err.message))) throw err;
+    process.stderr.write(`homebase: ${err.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function exportCommand(args: string[]) {
+  const { data, workspace } = folderArgs(args, 0);
+  await offline(async () => {
+    const json = JSON.stringify(await exportFromFolder(data, workspace), null, 2) + '\n';
+    await new Promise<void>((resolve, reject) => process.stdout.write(json, (err) => (err ? reject(err) : resolve())));
+  });
+}
+
+async function importCommand(args: string[]) {
+  const { data, workspace, file } = folderArgs(args, 1);
+  await offline(async () => {
+    const r = await importIntoFolder(data, workspace, await readSeed(file!));
+    process.stderr.write(`Imported into '${workspace}'${r.created ? ' (created)' : ''}: ${r.collections} collections, ${r.records} records, ${r.users} users, ${r.files} files\n`);
+  });
+}
+
+export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand };
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;

@@ -101,8 +101,9 @@ export async function applyState(ctx: AppContext, ws: Workspace, state: Workspac
 async function swapStores(ws: Workspace, state: WorkspaceState): Promise<void> {
   const collections = new Set(state.settings.collections.map((c) => `collections/${c._id}`));
   const leave = (name: string) => UNTOUCHED_STORES.has(name) || !!state.keep?.has(name);
+  const existing = new Set(await ws.storeNames());
   for (const [name, docs] of state.stores) {
-    if (leave(name)) continue;
+    if (leave(name) || (docs.length === 0 && !existing.has(name))) continue; // nothing to empty
     const store = await ws.store(name);
     if (unchangedSince(store, docs)) continue;
     try {
