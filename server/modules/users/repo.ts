@@ -1,6 +1,7 @@
 // The users store of a workspace: documents with a bcrypt hash that never leaves this module
 // except in a console export. Used by the users, auth and console modules.
 import bcrypt from 'bcrypt';
+import { availableParallelism } from 'node:os';
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
@@ -23,12 +24,31 @@ export function publicUser(doc: Record<string, unknown>): User {
   return rest as User;
 }
 
+// Native bcrypt runs on libuv's thread pool, off the event loop, but that pool (4 threads by
+// default) also serves file writes: a burst of logins must not take every thread and hold
+// back the stores' appends, nor every core. At most half the pool (and one core fewer than the
+// machine has) hashes at once; the rest wait in line.
+const BCRYPT_SLOTS = Math.max(1, Math.min(Math.floor((Number(process.env.UV_THREADPOOL_SIZE) || 4) / 2), availableParallelism() - 1));
+let bcryptBusy = 0;
+const bcryptQueue: Array<() => void> = [];
+
+async function withBcryptSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (bcryptBusy >= BCRYPT_SLOTS) await new Promise<void>((resolve) => bcryptQueue.push(resolve));
+  else bcryptBusy++;
+  try {
+    return await fn();
+  } finally {
+    const next = bcryptQueue.shift();
+    if (next) next(); else bcryptBusy--;
+  }
+}
+
 export function hashPassword(password: string, cost: number): Promise<string> {
-  return bcrypt.hash(password, cost); // native bcrypt runs on libuv's pool: other requests go on
+  return withBcryptSlot(() => bcrypt.hash(password, cost));
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return bcrypt.compare(password, hash);
+  return withBcryptSlot(() => bcrypt.compare(password, hash));
 }
 
 export async function findUserByEmail(ws: Workspace, email: string): Promise<UserDoc | undefined> {
