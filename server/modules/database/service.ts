@@ -50,8 +50,9 @@ export async function listRecords(_ctx: AppContext, ws: Workspace, collectionId:
   const typeOf = typeOfFor(def);
   const q = parseListQuery(query, { typeOf });
   if (query.view !== undefined) {
-    const view = typeof query.view === 'string' ? def.views.find((v) => v._id === query.view) : undefined;
-    if (!view) throw ApiError.notFound('View', String(query.view));
+    if (typeof query.view !== 'string') throw ApiError.badRequest("'view' must be given once, as a string", { field: 'view' });
+    const view = def.views.find((v) => v._id === query.view);
+    if (!view) throw ApiError.notFound('View', query.view);
     q.conditions.push(...conditionsFromObject(view.filter, typeOf));
     if ((query.sort === undefined || query.sort === '') && view.sort) q.sort = parseSort(view.sort);
     if ((query.fields === undefined || query.fields === '') && view.fields?.length) q.fields = view.fields;
