@@ -46,6 +46,8 @@ describe('connecting', () => {
     const cross = await TestSocket.open(realtimeUrl(`${t.url}/app/other`, user.token)).catch((e) => e);
     expect(cross.status).toBe(401); // a token of workspace demo is not valid in other
     await t.consoleReq('DELETE', '/workspaces/other');
+    const rebinding = await TestSocket.open(realtimeUrl(t.api, t.adminToken), { headers: { host: 'evil.example.com' } }).catch((e) => e);
+    expect(rebinding.status).toBe(403);
   });
 });
 

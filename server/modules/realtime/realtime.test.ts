@@ -145,6 +145,36 @@ describe('chat topics', () => {
   });
 });
 
+describe('sessions and users', () => {
+  it('logout ends the socket of that session', async () => {
+    const reg = await t.req('POST', '/auth/register', { token: null, body: { email: 'leaver@example.test', password: 'password-123', name: 'Leaver' } });
+    expect(reg.status).toBe(201);
+    const s = await TestSocket.open(realtimeUrl(t.api, reg.body.token));
+    sockets.push(s);
+    const id = await channel({ _id: reg.body.user._id, name: 'Leaver', email: '', token: reg.body.token });
+    expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
+    expect((await t.req('POST', '/auth/logout', { token: reg.body.token })).status).toBe(204);
+    expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
+    expect((await s.waitClose()).code).toBe(1008);
+  });
+
+  it('closes the sockets of a deleted user and applies role changes', async () => {
+    const gone = await makeUser(t, 'Gone');
+    const g = await open(gone);
+    expect((await t.req('DELETE', `/users/${gone._id}`)).status).toBe(204);
+    expect((await g.waitClose()).code).toBe(1008);
+
+    const id = await channel(alice);
+    const promoted = await makeUser(t, 'Promoted');
+    const p = await open(promoted);
+    expect(await p.subscribe(`chat:${id}`)).toMatchObject({ type: 'error', code: 'FORBIDDEN' });
+    expect((await t.req('PUT', `/users/${promoted._id}`, { body: { role: 'admin' } })).status).toBe(200);
+    expect(await p.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
+    expect((await t.req('PUT', `/users/${promoted._id}`, { body: { role: 'user' } })).status).toBe(200);
+    expect(await p.next((f) => f.type === 'unsubscribed')).toMatchObject({ topic: `chat:${id}`, reason: expect.any(String) });
+  });
+});
+
 describe('database topics', () => {
   it('delivers record events only for records the subscriber may read', async () => {
     const created = await t.req('POST', '/database', { body: { _id: 'notes', name: 'Notes', setting: { read: 'only-user', write: 'private', update: 'only-user' } } });
