@@ -1,4 +1,96 @@
-// The scenarios API group: routes are added by its issue.
-import type { Module } from '../../core/context.js';
+// The scenarios API group (CONTRACT §9): CRUD, activate / deactivate, run now, executions. Admin only.
+import type { Request, Response, Router } from 'express';
+import type { AppContext, Module } from '../../core/context.js';
+import { requireAdmin } from '../../core/auth.js';
+import { parseBody } from '../../core/validate.js';
+import { listMeta, parseListQuery } from '../../core/list-query.js';
+import { NewScenarioBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
+import { ScenarioEngine } from './engine.js';
+import { executionStore } from './runner.js';
+import {
+  createScenario, deleteScenario, getScenarioDoc, listExecutions, listScenarios, publicScenario, runNow, setActive, updateScenario,
+} from './service.js';
 
-export const scenariosModule: Module = { name: 'scenarios' };
+/** How long `POST /scenarios/{id}/run` waits for the execution to finish before answering with it still running. */
+export const RUN_WAIT_MS = 30_000;
+
+const engines = new WeakMap<AppContext, ScenarioEngine>();
+function engineOf(ctx: AppContext): ScenarioEngine {
+  let e = engines.get(ctx);
+  if (!e) { e = new ScenarioEngine(ctx); engines.set(ctx, e); }
+  return e;
+}
+
+export const scenariosModule: Module = {
+  name: 'scenarios',
+
+  workspaceRoutes(router: Router, ctx: AppContext) {
+    const engine = engineOf(ctx);
+    const id = (req: Request) => req.params.id as string;
+
+    router.get('/scenarios', async (req, res) => {
+      requireAdmin(req);
+      const q = parseListQuery(req.query);
+      const { data, total } = await listScenarios(req.ws, q);
+      res.json({ data, meta: listMeta(total, q) });
+    });
+
+    router.post('/scenarios', async (req, res) => {
+      requireAdmin(req);
+      const body = parseBody(NewScenarioBody, req.body);
+      res.status(201).json(await createScenario(req.ws, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
+    });
+
+    router.get('/scenarios/:id', async (req, res) => {
+      requireAdmin(req);
+      res.json(publicScenario(await getScenarioDoc(req.ws, id(req))));
+    });
+
+    const update = async (req: Request, res: Response) => {
+      requireAdmin(req);
+      const body = parseBody(ScenarioChangesBody, req.body);
+      res.json(await updateScenario(req.ws, engine, id(req), { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
+    };
+    router.put('/scenarios/:id', update);
+    router.patch('/scenarios/:id', update);
+
+    router.delete('/scenarios/:id', async (req, res) => {
+      requireAdmin(req);
+      await deleteScenario(req.ws, engine, id(req));
+      res.status(204).end();
+    });
+
+    router.post('/scenarios/:id/activate', async (req, res) => {
+      const auth = requireAdmin(req);
+      res.json(await setActive(req.ws, engine, id(req), true, auth));
+    });
+
+    router.post('/scenarios/:id/deactivate', async (req, res) => {
+      const auth = requireAdmin(req);
+      res.json(await setActive(req.ws, engine, id(req), false, auth));
+    });
+
+    // Runs once now and answers 201 with the execution once it has finished, or after
+    // RUN_WAIT_MS with it still `running` (poll the executions list for the end).
+    router.post('/scenarios/:id/run', async (req, res) => {
+      const auth = requireAdmin(req);
+      const { execution, done } = await runNow(req.ws, engine, id(req), auth);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), RUN_WAIT_MS); });
+      const finished = await Promise.race([done, waited]);
+      clearTimeout(timer);
+      res.status(201).json(finished ?? (await executionStore(req.ws)).get(execution._id) ?? execution);
+    });
+
+    router.get('/scenarios/:id/executions', async (req, res) => {
+      requireAdmin(req);
+      const q = parseListQuery(req.query, { defaultSort: [{ path: 'startedAt', dir: -1 }] });
+      const { data, total } = await listExecutions(req.ws, id(req), q);
+      res.json({ data, meta: listMeta(total, q) });
+    });
+  },
+
+  async start(ctx: AppContext) {
+    await engineOf(ctx).start();
+  },
+};

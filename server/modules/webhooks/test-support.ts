@@ -12,7 +12,7 @@ export interface Receiver {
   url: string;
   received: Received[];
   /** Decides each answer (default 200 "ok"); `n` counts requests from 1. */
-  respond: (req: Received, n: number) => { status: number; body?: string; delayMs?: number };
+  respond: (req: Received, n: number) => { status: number; body?: string; delayMs?: number; contentType?: string };
   close(): Promise<void>;
 }
 
@@ -28,7 +28,7 @@ export async function startReceiver(): Promise<Receiver> {
       const entry = { method: req.method ?? '', url: req.url ?? '', headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(entry);
       const answer = r.respond(entry, received.length);
-      const send = () => { res.writeHead(answer.status, { 'content-type': 'text/plain' }); res.end(answer.body ?? ''); };
+      const send = () => { res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' }); res.end(answer.body ?? ''); };
       if (answer.delayMs) setTimeout(send, answer.delayMs); else send();
     });
   });
@@ -46,11 +46,13 @@ export async function userToken(t: TestServer, email = `user${Math.random().toSt
 }
 
 /** Polls until `check` returns a truthy value (or throws after `timeoutMs`). */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
+
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<Truthy<T>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
-    if (v) return v as NonNullable<T>;
+    if (v) return v as Truthy<T>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

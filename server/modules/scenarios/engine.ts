@@ -1,0 +1,93 @@
+// What makes scenarios run by themselves: cron jobs for schedule triggers (croner), the bus
+// listener for event triggers, and the workspace lifecycle (start, replace, delete, shutdown).
+import { Cron } from 'croner';
+import type { AppContext } from '../../core/context.js';
+import type { BusEvent } from '../../core/bus.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { logger } from '../../core/logger.js';
+import { safeEnvelope } from '../webhooks/delivery.js';
+import { wantsEvent } from '../webhooks/service.js';
+import { Runner, failInterrupted, type ScenarioDoc, type RunRequest, type Execution } from './runner.js';
+
+export const SCENARIOS = 'scenarios';
+
+export class ScenarioEngine {
+  readonly runner: Runner;
+  private jobs = new Map<string, Map<string, Cron>>();
+  private stopped = false;
+
+  constructor(private readonly ctx: AppContext) {
+    this.runner = new Runner(ctx);
+  }
+
+  /** Starts an execution of a scenario now. */
+  run(ws: Workspace, scenario: ScenarioDoc, req: RunRequest): Promise<{ execution: Execution; done: Promise<Execution> }> {
+    return this.runner.start(ws, scenario, req);
+  }
+
+  /** Bus listener: runs every active scenario whose event trigger wants this event. */
+  async onEvent(event: BusEvent): Promise<void> {
+    if (this.stopped || event.type === 'webhook.test') return;
+    const ws = this.ctx.registry.get(event.app);
+    if (!ws) return;
+    const scenarios = (await ws.store(SCENARIOS)).all() as unknown as ScenarioDoc[];
+    for (const s of scenarios) {
+      if (!s.active || s.trigger.type !== 'event') continue;
+      const trigger = s.trigger as unknown as { events: string[]; filter?: { collection: string } };
+      if (!wantsEvent(trigger, event)) continue;
+      await this.run(ws, s, {
+        trigger: { type: 'event', event: event.type, eventId: event.id, ...(event.collection ? { collection: event.collection } : {}) },
+        event: safeEnvelope(event), depth: event.depth ?? 0, runAs: s.runAs,
+      });
+    }
+  }
+
+  /** Starts, restarts or stops a scenario's cron job to match the stored scenario (undefined: deleted). */
+  sync(ws: Workspace, scenarioId: string, scenario: ScenarioDoc | undefined): void {
+    const mine = this.jobs.get(ws.id) ?? new Map<string, Cron>();
+    this.jobs.set(ws.id, mine);
+    mine.get(scenarioId)?.stop();
+    mine.delete(scenarioId);
+    if (this.stopped || !scenario?.active || scenario.trigger.type !== 'schedule') return;
+    const { cron, timezone } = scenario.trigger as unknown as { cron: string; timezone?: string };
+    try {
+      // protect: a run still going when the next tick comes makes that tick skip.
+      const job = new Cron(cron, { protect: true, ...(timezone ? { timezone } : {}) }, async () => {
+        const current = (await ws.store(SCENARIOS)).get(scenarioId) as unknown as ScenarioDoc | undefined;
+        if (!current?.active) return;
+        const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: new Date().toISOString() }, depth: 0, runAs: current.runAs });
+        await done;
+      });
+      mine.set(scenarioId, job);
+    } catch (err) {
+      logger.error({ err, scenario: scenarioId }, 'could not schedule scenario');
+    }
+  }
+
+  /** (Re)reads a workspace's scenarios: schedules for the active ones. */
+  async load(ws: Workspace): Promise<void> {
+    this.unload(ws.id);
+    for (const s of (await ws.store(SCENARIOS)).all() as unknown as ScenarioDoc[]) this.sync(ws, s._id, s);
+  }
+
+  unload(wsId: string): void {
+    for (const job of this.jobs.get(wsId)?.values() ?? []) job.stop();
+    this.jobs.delete(wsId);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const wsId of [...this.jobs.keys()]) this.unload(wsId);
+    await this.runner.interrupt({}, 'Interrupted: the server is shutting down');
+  }
+
+  async start(): Promise<void> {
+    this.ctx.bus.subscribe((event) => this.onEvent(event));
+    this.ctx.closers.push(() => this.stop());
+    await this.ctx.registry.listen({
+      opened: async (ws) => { await failInterrupted(ws); await this.load(ws); },
+      closing: async (ws) => { this.unload(ws.id); await this.runner.interrupt({ wsId: ws.id }, 'Interrupted: the workspace is closing'); },
+      replaced: async (ws) => { await this.runner.interrupt({ wsId: ws.id }, 'Interrupted: the workspace content was replaced'); await this.load(ws); },
+    });
+  }
+}

@@ -1,0 +1,181 @@
+// Runs a scenario once: an execution document (status, each step's output and error) written as
+// it goes, with every secret value masked before anything is stored. A failing step fails its
+// execution and nothing else. Events carry a depth: past MAX_DEPTH an execution is refused, which
+// stops a scenario that triggers itself.
+import type { AppContext } from '../../core/context.js';
+import type { AuthInfo } from '../../core/auth.js';
+import type { Workspace } from '../../storage/workspace.js';
+import type { Doc } from '../../storage/doc-store.js';
+import { ApiError } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { logger } from '../../core/logger.js';
+import { secretValues } from '../credentials/service.js';
+import { findUser } from '../users/repo.js';
+import { maskSecrets, resolveTemplates, type TemplateContext } from './templates.js';
+import { STEP_RUNNERS, StepFailure, type StepEnv } from './steps.js';
+import type { Step, StepType, Trigger } from './schemas.js';
+
+export const EXECUTIONS = 'scenario_executions';
+/** Events caused by this many chained scenario steps start no further execution. */
+export const MAX_DEPTH = 3;
+/** Executions kept per scenario; older ones are removed. */
+export const EXECUTIONS_PER_SCENARIO = 500;
+
+export interface ScenarioDoc {
+  _id: string;
+  name: string;
+  description?: string;
+  active: boolean;
+  trigger: Trigger;
+  steps: Step[];
+  /** The admin the scenario acts as: whoever activated it last. */
+  runAs?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StepResult { type: string; status: 'succeeded' | 'failed' | 'skipped'; output: unknown; error: string | null }
+
+export interface Execution {
+  _id: string;
+  scenarioId: string;
+  status: 'running' | 'succeeded' | 'failed';
+  trigger: Record<string, unknown>;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  /** Why the execution failed (the failing step's error, the depth bound, an interruption). */
+  error: string | null;
+  steps: StepResult[];
+}
+
+export interface RunRequest {
+  trigger: Record<string, unknown>;
+  /** The event envelope, for event triggers. */
+  event?: unknown;
+  /** Depth of the triggering event (0 for schedules and manual runs). */
+  depth: number;
+  /** The admin to act as. */
+  runAs: string | undefined;
+}
+
+interface Running { wsId: string; scenarioId: string; abort: AbortController; done: Promise<Execution> }
+
+export class Runner {
+  private running = new Map<string, Running>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Starts an execution; resolves once it is stored as running, with the promise of its end. */
+  async start(ws: Workspace, scenario: ScenarioDoc, req: RunRequest): Promise<{ execution: Execution; done: Promise<Execution> }> {
+    const startedAt = Date.now();
+    const execution: Execution = {
+      _id: newId(), scenarioId: scenario._id, status: 'running', trigger: req.trigger,
+      startedAt: new Date(startedAt).toISOString(), finishedAt: null, durationMs: null, error: null, steps: [],
+    };
+    const store = await executionStore(ws);
+    await store.insert(execution as unknown as Doc);
+    const abort = new AbortController();
+    const done = this.execute(ws, scenario, req, execution, startedAt, abort.signal)
+      .catch((err) => { logger.error({ err, scenario: scenario._id }, 'scenario execution crashed'); return execution; })
+      .finally(() => this.running.delete(execution._id));
+    this.running.set(execution._id, { wsId: ws.id, scenarioId: scenario._id, abort, done });
+    return { execution: { ...execution }, done };
+  }
+
+  /** Interrupts running executions (of one scenario, one workspace, or all) and waits for them to be stored as failed. */
+  async interrupt(filter: { wsId?: string; scenarioId?: string }, reason: string): Promise<void> {
+    const hits = [...this.running.values()].filter((r) => (!filter.wsId || r.wsId === filter.wsId) && (!filter.scenarioId || r.scenarioId === filter.scenarioId));
+    for (const r of hits) r.abort.abort(new Error(reason));
+    await Promise.allSettled(hits.map((r) => r.done));
+  }
+
+  private async execute(ws: Workspace, scenario: ScenarioDoc, req: RunRequest, exec: Execution, startedAt: number, signal: AbortSignal): Promise<Execution> {
+    const secrets = await secretValues(ws);
+    const masked = [...secrets.values()];
+    const store = await executionStore(ws);
+    const save = async () => { await store.replace(exec._id, maskSecrets(exec, masked) as unknown as Doc); };
+    const finish = async (status: 'succeeded' | 'failed', error: string | null) => {
+      exec.status = status;
+      exec.error = error;
+      exec.finishedAt = nowIso();
+      exec.durationMs = Date.now() - startedAt;
+      await save();
+      await trimExecutions(ws, scenario._id);
+      return maskSecrets(exec, masked);
+    };
+
+    if (req.depth >= MAX_DEPTH) {
+      return finish('failed', `Stopped: this event comes from a chain of ${req.depth} scenario steps (limit ${MAX_DEPTH}); a scenario probably triggers itself. No step ran.`);
+    }
+    let auth: AuthInfo;
+    try {
+      auth = await actingAdmin(ws, req.runAs, scenario._id);
+    } catch (err) {
+      return finish('failed', (err as Error).message);
+    }
+
+    const tctx: TemplateContext = { event: req.event ?? null, steps: [], secrets };
+    const env: StepEnv = { ctx: this.ctx, ws, auth, depth: req.depth + 1, signal };
+    for (let i = 0; i < scenario.steps.length; i++) {
+      const step = scenario.steps[i];
+      try {
+        if (signal.aborted) throw signal.reason;
+        const resolved = resolveTemplates(step, tctx) as Record<string, unknown>;
+        const output = await STEP_RUNNERS[step.type as StepType](resolved, env);
+        exec.steps.push({ type: step.type, status: 'succeeded', output: output ?? null, error: null });
+        tctx.steps.push({ output: output ?? null, status: 'succeeded' });
+        await save();
+      } catch (err) {
+        const message = errorText(err);
+        exec.steps.push({ type: step.type, status: 'failed', output: err instanceof StepFailure ? err.output : null, error: message });
+        for (const rest of scenario.steps.slice(i + 1)) exec.steps.push({ type: rest.type, status: 'skipped', output: null, error: null });
+        return finish('failed', `Step ${i} (${step.type}) failed: ${message}`);
+      }
+    }
+    return finish('succeeded', null);
+  }
+}
+
+export async function executionStore(ws: Workspace) {
+  const store = await ws.store(EXECUTIONS);
+  if (!store.hasIndex('scenarioId')) await store.ensureIndex({ fieldName: 'scenarioId' });
+  if (!store.hasIndex('startedAt')) await store.ensureIndex({ fieldName: 'startedAt' });
+  return store;
+}
+
+/** Marks executions left `running` by a killed server as failed. */
+export async function failInterrupted(ws: Workspace): Promise<void> {
+  const store = await executionStore(ws);
+  for (const doc of store.findBy('status', 'running')) {
+    await store.replace(doc._id, { ...doc, status: 'failed', error: 'Interrupted: the server stopped during this execution', finishedAt: nowIso() });
+  }
+}
+
+async function trimExecutions(ws: Workspace, scenarioId: string) {
+  const store = await executionStore(ws);
+  const mine = { path: 'scenarioId', op: '$eq' as const, values: [scenarioId] };
+  const { total } = store.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
+  if (total <= EXECUTIONS_PER_SCENARIO) return;
+  const oldest = store.find({ conditions: [mine], sort: [{ path: 'startedAt', dir: 1 }], limit: total - EXECUTIONS_PER_SCENARIO, offset: 0 });
+  await store.removeWhere({ _id: { $in: oldest.data.map((d) => d._id) } });
+}
+
+/** The admin a scenario acts as; it must still exist and still be an admin. */
+async function actingAdmin(ws: Workspace, userId: string | undefined, scenarioId: string): Promise<AuthInfo> {
+  const user = userId ? await findUser(ws, userId) : undefined;
+  if (!user || user.role !== 'admin') {
+    throw new Error('The administrator this scenario acts as (whoever activated it last) no longer exists or is no longer an admin: activate it again');
+  }
+  return { userId: user._id, role: user.role, isAdmin: true, sessionId: `scenario:${scenarioId}`, user };
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof ApiError) {
+    const d = err.details as { errors?: Array<{ field: string; reason: string }> } | undefined;
+    const fields = d?.errors?.length ? ` (${d.errors.map((e) => `${e.field}: ${e.reason}`).join(', ')})` : '';
+    return `${err.code}: ${err.message}${fields}`;
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,125 @@
+// Scenario rules without HTTP: drafts are saved loosely and checked in full on activation, on a
+// manual run and whenever an active scenario is edited; the engine is told of every change.
+import type { AuthInfo } from '../../core/auth.js';
+import type { Workspace } from '../../storage/workspace.js';
+import type { Doc, StoreQuery } from '../../storage/doc-store.js';
+import { ApiError } from '../../core/errors.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { secretNames } from '../credentials/service.js';
+import { scenarioProblems, type StepType, type Step, type Trigger } from './schemas.js';
+import { EXECUTIONS, executionStore, type Execution, type ScenarioDoc } from './runner.js';
+import { SCENARIOS, type ScenarioEngine } from './engine.js';
+
+export interface Scenario {
+  _id: string;
+  name: string;
+  description?: string;
+  active: boolean;
+  trigger: Trigger;
+  steps: Step[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ScenarioInput { name?: string; description?: string; active?: boolean; trigger?: Trigger; steps?: Step[] }
+
+/** Step types whose service is available (all of them, now that database and chats expose theirs). */
+export const stepAvailable = (_t: StepType) => true;
+
+export function publicScenario(doc: Doc | ScenarioDoc): Scenario {
+  const { runAs: _hidden, ...rest } = doc as ScenarioDoc;
+  return rest;
+}
+
+async function scenarioStore(ws: Workspace) { return ws.store(SCENARIOS); }
+
+export async function getScenarioDoc(ws: Workspace, id: string): Promise<ScenarioDoc> {
+  const doc = (await scenarioStore(ws)).get(id);
+  if (!doc) throw ApiError.notFound('Scenario', id);
+  return doc as unknown as ScenarioDoc;
+}
+
+export async function listScenarios(ws: Workspace, q: StoreQuery): Promise<{ data: Scenario[]; total: number }> {
+  const { data, total } = (await scenarioStore(ws)).find({ ...q, fields: undefined });
+  return {
+    total,
+    data: data.map((d) => {
+      const pub = publicScenario(d);
+      if (!q.fields) return pub;
+      const out: Record<string, unknown> = { _id: pub._id };
+      for (const f of q.fields) if (f in pub) out[f] = (pub as unknown as Record<string, unknown>)[f];
+      return out as unknown as Scenario;
+    }),
+  };
+}
+
+/** 422 with every problem when the scenario cannot run as it is. */
+export async function assertRunnable(ws: Workspace, s: { trigger: Trigger; steps: Step[] }): Promise<void> {
+  const problems = scenarioProblems(s, await secretNames(ws), stepAvailable);
+  if (problems.length) throw ApiError.validation(problems);
+}
+
+export async function createScenario(ws: Workspace, input: ScenarioInput & { name: string }): Promise<Scenario> {
+  if (input.active === true) throw activeIsReadOnly();
+  const now = nowIso();
+  const doc: ScenarioDoc = {
+    _id: newId(), name: input.name, ...(input.description !== undefined ? { description: input.description } : {}),
+    active: false, trigger: input.trigger ?? { type: 'manual' }, steps: input.steps ?? [], createdAt: now, updatedAt: now,
+  };
+  return publicScenario(await (await scenarioStore(ws)).insert(doc as unknown as Doc));
+}
+
+/** Partial update. An active scenario is checked in full (422 leaves it unchanged) and re-scheduled. */
+export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: string, input: ScenarioInput): Promise<Scenario> {
+  const current = await getScenarioDoc(ws, id);
+  if (input.active !== undefined && input.active !== current.active) throw activeIsReadOnly();
+  const next: ScenarioDoc = {
+    ...current,
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.trigger !== undefined ? { trigger: input.trigger } : {}),
+    ...(input.steps !== undefined ? { steps: input.steps } : {}),
+    updatedAt: nowIso(),
+  };
+  if (next.active) await assertRunnable(ws, next);
+  return save(ws, engine, next);
+}
+
+export async function setActive(ws: Workspace, engine: ScenarioEngine, id: string, active: boolean, auth: AuthInfo): Promise<Scenario> {
+  const current = await getScenarioDoc(ws, id);
+  if (active) await assertRunnable(ws, current);
+  // Activation records who the scenario acts as: the admin who activated it.
+  const next: ScenarioDoc = { ...current, active, ...(active ? { runAs: auth.userId } : {}), updatedAt: nowIso() };
+  return save(ws, engine, next);
+}
+
+/** Deletes a scenario: its schedule stops, running executions are interrupted, its executions go. */
+export async function deleteScenario(ws: Workspace, engine: ScenarioEngine, id: string): Promise<void> {
+  if (!(await (await scenarioStore(ws)).remove(id))) throw ApiError.notFound('Scenario', id);
+  engine.sync(ws, id, undefined);
+  await engine.runner.interrupt({ wsId: ws.id, scenarioId: id }, 'Interrupted: the scenario was deleted');
+  await (await ws.store(EXECUTIONS)).removeWhere({ scenarioId: id });
+}
+
+/** Runs a scenario once now, as `auth`, whether active or not (it must be valid). */
+export async function runNow(ws: Workspace, engine: ScenarioEngine, id: string, auth: AuthInfo): Promise<{ execution: Execution; done: Promise<Execution> }> {
+  const scenario = await getScenarioDoc(ws, id);
+  await assertRunnable(ws, scenario);
+  return engine.run(ws, scenario, { trigger: { type: 'manual', by: auth.userId }, depth: 0, runAs: auth.userId });
+}
+
+export async function listExecutions(ws: Workspace, scenarioId: string, q: StoreQuery): Promise<{ data: Doc[]; total: number }> {
+  await getScenarioDoc(ws, scenarioId);
+  return (await executionStore(ws)).find({ ...q, conditions: [{ path: 'scenarioId', op: '$eq', values: [scenarioId] }, ...q.conditions] });
+}
+
+async function save(ws: Workspace, engine: ScenarioEngine, next: ScenarioDoc): Promise<Scenario> {
+  const saved = await (await scenarioStore(ws)).replace(next._id, next as unknown as Doc);
+  if (!saved) throw ApiError.notFound('Scenario', next._id);
+  engine.sync(ws, next._id, saved as unknown as ScenarioDoc);
+  return publicScenario(saved);
+}
+
+function activeIsReadOnly() {
+  return ApiError.invalidField('active', 'read_only', "'active' changes only through POST /scenarios/{id}/activate and /deactivate");
+}

@@ -1,0 +1,116 @@
+// What each step type does, once its templates are resolved. Record and message steps go
+// through the database and chats services, so they check, validate and publish exactly as the
+// REST API does, with the scenario's depth carried on the events they cause.
+import type { AppContext } from '../../core/context.js';
+import type { AuthInfo } from '../../core/auth.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { ApiError } from '../../core/errors.js';
+import { createRecord, deleteRecord, updateRecord } from '../database/service.js';
+import { postMessage } from '../chats/service.js';
+import { describeFetchError, readLimited } from '../webhooks/delivery.js';
+import { isHttpUrl } from '../webhooks/schemas.js';
+import { isPlainObject } from './templates.js';
+import type { StepType } from './schemas.js';
+
+/** Response bodies kept in an http step's output. */
+const HTTP_BODY_LIMIT = 64 * 1024;
+
+export interface StepEnv {
+  ctx: AppContext;
+  ws: Workspace;
+  /** The admin the scenario acts as. */
+  auth: AuthInfo;
+  /** Depth carried on the events this step causes. */
+  depth: number;
+  signal: AbortSignal;
+}
+
+/** A step that ran but failed, with what it produced so far (e.g. a non-2xx response). */
+export class StepFailure extends Error {
+  constructor(message: string, readonly output: unknown) { super(message); }
+}
+
+type Runner = (step: Record<string, unknown>, env: StepEnv) => Promise<unknown>;
+
+export const STEP_RUNNERS: Record<StepType, Runner> = {
+  http: runHttp,
+  delay: async (step, env) => {
+    const ms = Number(step.ms);
+    await abortableSleep(ms, env.signal);
+    return { waitedMs: ms };
+  },
+  'record.create': async (step, env) =>
+    createRecord(env.ctx, env.ws, text(step.collection, 'collection'), object(step.data, 'data'), { auth: env.auth, depth: env.depth }),
+  'record.update': async (step, env) =>
+    updateRecord(env.ctx, env.ws, text(step.collection, 'collection'), text(step.id, 'id'), object(step.data, 'data'), { auth: env.auth, depth: env.depth }),
+  'record.delete': async (step, env) => {
+    const collection = text(step.collection, 'collection');
+    const id = text(step.id, 'id');
+    await deleteRecord(env.ctx, env.ws, collection, id, { auth: env.auth, depth: env.depth });
+    return { deleted: true, collection, id };
+  },
+  'message.send': async (step, env) =>
+    postMessage(env.ctx, env.ws, {
+      channelId: text(step.channelId, 'channelId'), text: text(step.text, 'text'),
+      ...(step.messageType !== undefined ? { type: text(step.messageType, 'messageType') } : {}),
+    }, { auth: env.auth, depth: env.depth }),
+};
+
+async function runHttp(step: Record<string, unknown>, env: StepEnv): Promise<unknown> {
+  const url = text(step.url, 'url');
+  if (!isHttpUrl(url)) throw new Error(`'url' resolved to something that is not an http(s) URL`);
+  const headers: Record<string, string> = {};
+  if (step.headers !== undefined && step.headers !== null) {
+    for (const [k, v] of Object.entries(object(step.headers, 'headers'))) headers[k.toLowerCase()] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  let body: string | undefined;
+  if (step.body !== undefined && step.body !== null) {
+    if (typeof step.body === 'string') body = step.body;
+    else { body = JSON.stringify(step.body); headers['content-type'] ??= 'application/json'; }
+  }
+  const method = typeof step.method === 'string' ? step.method : body !== undefined ? 'POST' : 'GET';
+  const request = { method, url, headers, ...(body !== undefined ? { body } : {}) };
+
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(env.signal.reason);
+  env.signal.addEventListener('abort', onAbort, { once: true });
+  const timeoutMs = env.ctx.config.webhookTimeout;
+  const timer = setTimeout(() => controller.abort('timeout'), timeoutMs);
+  try {
+    const res = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal: controller.signal, redirect: 'manual' });
+    const raw = await readLimited(res, HTTP_BODY_LIMIT);
+    let parsed: unknown = raw;
+    if ((res.headers.get('content-type') ?? '').includes('json')) { try { parsed = JSON.parse(raw); } catch { /* keep the text */ } }
+    const output = { request, status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
+    if (res.status < 200 || res.status >= 300) throw new StepFailure(`HTTP ${res.status} from ${method} ${url}`, output);
+    return output;
+  } catch (err) {
+    if (err instanceof StepFailure) throw err;
+    if (controller.signal.reason === 'timeout') throw new StepFailure(`Timed out after ${timeoutMs} ms (${method} ${url})`, { request });
+    if (env.signal.aborted) throw err;
+    throw new StepFailure(`${method} ${url} failed: ${describeFetchError(err)}`, { request });
+  } finally {
+    clearTimeout(timer);
+    env.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function text(v: unknown, field: string): string {
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw ApiError.invalidField(field, 'required', `'${field}' resolved to an empty value`);
+}
+
+function object(v: unknown, field: string): Record<string, unknown> {
+  if (isPlainObject(v)) return v;
+  throw ApiError.invalidField(field, 'type', `'${field}' must be an object (or a template resolving to one)`);
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) { reject(signal.reason); return; }
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+    const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
