@@ -96,7 +96,8 @@ export const storageModule: Module = {
     const svc = storageOf(ctx);
     const tus = tusFor(svc);
     await ctx.registry.listen({
-      deleted: async (ws) => { tus.drop(ws); await svc.dropWorkspace(ws); },
+      // On delete and at shutdown (after in-flight requests): an in-memory workspace's temp folder goes.
+      closing: async (ws) => { tus.drop(ws); await svc.dropWorkspace(ws); },
       // A reset, restore or import swapped the file objects: bytes nobody points to go.
       replaced: async (ws) => { await svc.sweepOrphans(ws).catch(() => undefined); },
     });
@@ -108,6 +109,6 @@ export const storageModule: Module = {
       tus.sweepExpired().catch(() => undefined).finally(() => { sweeping = false; });
     }, every);
     timer.unref();
-    ctx.closers.push(async () => { clearInterval(timer); await svc.close(); });
+    ctx.closers.push(() => clearInterval(timer));
   },
 };

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { AppContext } from '../../core/context.js';
 import type { Actor } from '../../core/bus.js';
 import { isValidId, newId, nowIso } from '../../core/ids.js';
-import { logger } from '../../core/logger.js';
 import type { Doc, DocStore } from '../../storage/doc-store.js';
 import type { Workspace } from '../../storage/workspace.js';
 
@@ -86,9 +85,6 @@ export class StorageService {
     return area;
   }
 
-  /** Areas already opened (for the expiry sweep). */
-  openedAreas(): Array<[string, Promise<FileArea>]> { return [...this.areas.entries()]; }
-
   store(ws: Workspace): Promise<DocStore> { return ws.store('files'); }
 
   async get(ws: Workspace, id: string): Promise<FileDoc | undefined> {
@@ -141,6 +137,7 @@ export class StorageService {
 
   /** Removes bytes that no file object points to (after a reset, restore or import). */
   async sweepOrphans(ws: Workspace): Promise<number> {
+    if (!ws.dir && !this.areas.has(ws.id)) return 0; // an in-memory workspace that never stored a file
     const area = await this.area(ws);
     const store = await this.store(ws);
     let removed = 0;
@@ -152,22 +149,13 @@ export class StorageService {
     return removed;
   }
 
-  /** Forgets a deleted workspace; removes its temporary folder (its data folder goes with it anyway). */
+  /** Forgets a workspace being closed (deleted, or the server stopping) and removes its temporary
+   *  folder; a data folder stays (and goes with the workspace on deletion). */
   async dropWorkspace(ws: Workspace): Promise<void> {
     const area = this.areas.get(ws.id);
     this.areas.delete(ws.id);
     const a = await area?.catch(() => undefined);
     if (a?.temporary) await rm(a.root, { recursive: true, force: true });
-  }
-
-  /** On shutdown: removes every temporary folder. */
-  async close(): Promise<void> {
-    const all = [...this.areas.values()];
-    this.areas.clear();
-    for (const p of all) {
-      const a = await p.catch(() => undefined);
-      if (a?.temporary) await rm(a.root, { recursive: true, force: true }).catch((err) => logger.warn({ err }, 'could not remove a temporary files folder'));
-    }
   }
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
 import type { BusEvent } from '../../core/bus.js';
+import { storageOf } from './service.js';
 
 let t: TestServer;
 let userToken: string;
@@ -295,7 +296,23 @@ describe('workspaces', () => {
     expect(there.status).toBe(404);
     const list = await fetch(`${otherApi}/storage`, { headers: { authorization: `Bearer ${otherToken}` } });
     expect((await list.json()).meta.total).toBe(0);
+    // An in-memory workspace's bytes live in a temporary folder that goes with the workspace.
+    const up = await fetch(`${otherApi}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${otherToken}` }, body: form('other bytes') });
+    const otherFile = await up.json();
+    const area = await storageOf(t.srv.ctx).area(t.srv.ctx.registry.require('other'));
+    expect(area.temporary).toBe(true);
+    expect(readdirSync(join(area.files))).toEqual([otherFile._id]);
     expect((await t.consoleReq('DELETE', '/workspaces/other')).status).toBe(204);
+    expect(existsSync(area.root)).toBe(false);
+  });
+
+  it('removes the temporary folder of an in-memory server when it closes', async () => {
+    const m = await startTestServer();
+    await fetch(`${m.api}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${m.adminToken}` }, body: form('bytes') });
+    const area = await storageOf(m.srv.ctx).area(m.srv.ctx.registry.require('demo'));
+    expect(readdirSync(area.files)).toHaveLength(1);
+    await m.close();
+    expect(existsSync(area.root)).toBe(false);
   });
 });
 
