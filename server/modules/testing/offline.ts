@@ -1,7 +1,7 @@
 // `homebase export` and `homebase import` on a data folder with no server running: they take
 // the folder's lock (a running server on it makes them refuse), open its registry, and work on
 // one workspace through the same export / import code as the console API.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireLock } from '../../storage/lock.js';
 import { Registry } from '../../storage/registry.js';
@@ -43,6 +43,7 @@ export async function exportFromFolder(dataDir: string, workspace: string): Prom
 
 /** Replaces a workspace's content with a dump; creates the workspace (and the folder) if needed. */
 export async function importIntoFolder(dataDir: string, workspace: string, dump: unknown): Promise<ImportSummary & { created: boolean }> {
+  mkdirSync(dataDir, { recursive: true });
   return withDataFolder(dataDir, async (ctx) => {
     const existing = ctx.registry.get(workspace);
     const name = (dump as Dump)?.workspace?.name;
