@@ -34,6 +34,18 @@ describe('failed-login limit', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(5);
   });
 
+  it('counts wrong current passwords at change-password against the same email', async () => {
+    const email = 'changer@example.com';
+    const reg = await t.req('POST', '/auth/register', { token: null, body: { email, password: 'password-123' } });
+    const change = (currentPassword: string) => t.req('PUT', '/auth/change-password', { token: reg.body.token, body: { currentPassword, newPassword: 'password-456' } });
+    for (let i = 0; i < 2; i++) expect((await change('wrong-password')).status).toBe(422);
+    expect((await login(email, 'wrong-password')).status).toBe(401);
+    const limited = await change('password-123');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await login(email, 'password-123')).status).toBe(429);
+  });
+
   it('is off with loginRateLimit: false (the harness default)', async () => {
     const free = await startTestServer();
     try {

@@ -72,7 +72,7 @@ export const authModule: Module = {
       const me = requireUser(req);
       const body = parseBody(ChangePasswordBody, req.body);
       assertPasswordBytes('newPassword', body.newPassword);
-      res.json(publicUser(await auth.changePassword(ctx, req.ws, me, actorOf(req), body.currentPassword, body.newPassword)));
+      res.json(publicUser(await auth.changePassword(ctx, req.ws, limiter, me, actorOf(req), body.currentPassword, body.newPassword)));
     };
     router.put('/auth/change-password', changePassword);
     router.patch('/auth/change-password', changePassword);

@@ -57,10 +57,15 @@ export async function resetPassword(ctx: AppContext, ws: Workspace, token: strin
   await changeUser(ctx, ws, userId, { password });
 }
 
-export async function changePassword(ctx: AppContext, ws: Workspace, auth: AuthInfo, actor: Actor | undefined, currentPassword: string, newPassword: string): Promise<UserDoc> {
+/** A wrong current password counts as a failed login of that email (a stolen access token
+ *  must not become a way to guess the password without limit). */
+export async function changePassword(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, auth: AuthInfo, actor: Actor | undefined, currentPassword: string, newPassword: string): Promise<UserDoc> {
+  const key = `${ws.id}\0${normalizeEmail(auth.user.email)}`;
+  const attempt = limiter.begin(key);
   if (!(await verifyPassword(currentPassword, auth.user.passwordHash))) {
     throw ApiError.invalidField('currentPassword', 'invalid', 'The current password is wrong');
   }
+  limiter.forgive(key, attempt);
   return changeUser(ctx, ws, auth.userId, { password: newPassword }, { actor, keepSessionId: auth.sessionId });
 }
 
