@@ -106,6 +106,7 @@ export async function secretNames(ws: Workspace): Promise<Set<string>> {
 export async function secretValues(ws: Workspace): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const d of (await credentialStore(ws)).all() as unknown as CredentialDoc[]) {
+    if (typeof d.sealedValue !== 'string') continue; // imported without a value: set it with PUT
     try {
       out.set(d.name, unseal(ws, d.sealedValue));
     } catch {

@@ -10,11 +10,15 @@ import { wantsEvent } from '../webhooks/service.js';
 import { Runner, failInterrupted, type ScenarioDoc, type RunRequest, type Execution } from './runner.js';
 
 export const SCENARIOS = 'scenarios';
+/** Event-triggered executions one scenario may start per minute; beyond, they are stored as
+ *  failed without running. Stops loops the depth bound cannot see (a step calling this server over HTTP). */
+export const EVENT_RUNS_PER_MINUTE = 300;
 
 export class ScenarioEngine {
   readonly runner: Runner;
   private jobs = new Map<string, Map<string, Cron>>();
   private stopped = false;
+  private windows = new Map<string, { start: number; count: number }>();
 
   constructor(private readonly ctx: AppContext) {
     this.runner = new Runner(ctx);
@@ -38,8 +42,17 @@ export class ScenarioEngine {
       await this.run(ws, s, {
         trigger: { type: 'event', event: event.type, eventId: event.id, ...(event.collection ? { collection: event.collection } : {}) },
         event: safeEnvelope(event), depth: event.depth ?? 0, runAs: s.runAs,
+        ...(this.overRate(ws.id, s._id) ? { refused: `Stopped: more than ${EVENT_RUNS_PER_MINUTE} event-triggered executions of this scenario within a minute (a loop?). No step ran.` } : {}),
       });
     }
+  }
+
+  private overRate(wsId: string, scenarioId: string): boolean {
+    const key = `${wsId}\u0000${scenarioId}`;
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= 60_000) { w = { start: now, count: 0 }; this.windows.set(key, w); }
+    return ++w.count > EVENT_RUNS_PER_MINUTE;
   }
 
   /** Starts, restarts or stops a scenario's cron job to match the stored scenario (undefined: deleted). */

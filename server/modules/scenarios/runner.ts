@@ -57,6 +57,8 @@ export interface RunRequest {
   depth: number;
   /** The admin to act as. */
   runAs: string | undefined;
+  /** Set when the execution must not run (rate bound): it is stored as failed with this error. */
+  refused?: string;
 }
 
 interface Running { wsId: string; scenarioId: string; abort: AbortController; done: Promise<Execution> }
@@ -105,6 +107,7 @@ export class Runner {
       return maskSecrets(exec, masked);
     };
 
+    if (req.refused) return finish('failed', req.refused);
     if (req.depth >= MAX_DEPTH) {
       return finish('failed', `Stopped: this event comes from a chain of ${req.depth} scenario steps (limit ${MAX_DEPTH}); a scenario probably triggers itself. No step ran.`);
     }

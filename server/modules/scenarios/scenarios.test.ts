@@ -206,6 +206,25 @@ describe('scenario executions', () => {
     expect((await t.req('GET', '/database/items?limit=0')).body.meta.total).toBe(4);
   });
 
+  it('stops a loop through this server\'s own HTTP API with a rate bound', async () => {
+    await t.req('POST', '/database', { body: { _id: 'pings' } });
+    await t.req('POST', '/credentials', { body: { name: 'ADMIN_TOKEN', value: t.adminToken } });
+    const id = await scenario({
+      name: 'HTTP loop', trigger: { type: 'event', events: ['record.created'], filter: { collection: 'pings' } },
+      steps: [{ type: 'http', method: 'POST', url: `${t.api}/database/pings`, headers: { authorization: 'Bearer {{secrets.ADMIN_TOKEN}}' }, body: { n: 1 } }],
+    });
+    await t.req('POST', '/database/pings', { body: { n: 0 } });
+    const stopped = await waitFor(async () => {
+      const l = (await t.req('GET', `/scenarios/${id}/executions?filter[status]=failed`)).body.data;
+      return l.length === 1 && l[0];
+    }, 25_000, 'the rate bound');
+    expect(stopped.error).toMatch(/more than 300 event-triggered executions/);
+    await sleep(200);
+    expect((await t.req('GET', `/scenarios/${id}/executions?limit=0`)).body.meta.total).toBe(301);
+    expect((await t.req('GET', '/database/pings?limit=0')).body.meta.total).toBe(301);
+    expect((await t.req('GET', `/scenarios/${id}/executions`)).text).not.toContain(t.adminToken);
+  });
+
   it('runs schedule triggers (cron with seconds) until deactivated', async () => {
     const id = await scenario({ name: 'Tick', trigger: { type: 'schedule', cron: '* * * * * *' }, steps: [{ type: 'http', url: `${rx.url}/tick` }] });
     const list = await waitFor(async () => { const l = finished(await executions(id)); return l.length >= 2 && l; }, 5000);

@@ -60,7 +60,7 @@ function lookup(expr: string, ctx: TemplateContext): unknown {
   const [root, ...rest] = expr.split('.');
   if (root === 'secrets') {
     const value = ctx.secrets.get(rest[0]);
-    if (value === undefined || rest.length !== 1) throw new TemplateError(`Unknown secret '${rest.join('.')}'`);
+    if (value === undefined || rest.length !== 1) throw new TemplateError(`Secret '${rest.join('.')}' is unknown or has no value (set one with PUT /credentials/{id})`);
     return value;
   }
   let current: unknown = root === 'event' ? ctx.event : ctx.steps;
