@@ -135,6 +135,24 @@ function tusUpload(api: string, token: string, path: string, chunkSize?: number)
   });
 }
 
+/** Uploads the file to a throw-away bare `node:http` server in this process that writes it to `target`. */
+async function bareHttpUpload(path: string, size: number, target: string): Promise<void> {
+  const server = http.createServer((req, res) => {
+    pipeline(req, createWriteStream(target)).then(() => res.end('ok'), () => res.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-length': size } }, (res) => { res.resume(); res.on('end', resolve); });
+      req.on('error', reject);
+      createReadStream(path, { highWaterMark: MiB }).pipe(req);
+    });
+  } finally {
+    server.close();
+  }
+}
+
 /** Downloads a file and discards it; resolves with the byte count. */
 function download(url: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -166,6 +184,10 @@ export async function benchStorage(opts: { sizeMB: number }): Promise<StorageBen
     add('plain copy (stream)', streamed.seconds);
     await rm(join(dir, 'copy1.bin'));
     await rm(join(dir, 'copy2.bin'));
+    // The ceiling for any HTTP upload here: a bare Node server piping the request body to a file.
+    const bare = await measured(undefined, () => bareHttpUpload(source, size, join(dir, 'copy3.bin')));
+    add('bare node:http upload', bare.seconds);
+    await rm(join(dir, 'copy3.bin'));
 
     child = await startChild(size + 16 * MiB);
     const pid = child.proc.pid!;
