@@ -227,6 +227,20 @@ describe('impersonate', () => {
     expect(events[0].actor).toEqual({ _id: target._id, role: 'user', impersonatedBy: adminId });
   });
 
+  it('ends when the admin behind it stops being an admin', async () => {
+    const { res } = await register();
+    const second = await t.req('POST', '/users', { body: { email: freshEmail(), password: 'password-123', role: 'admin' } });
+    const login = await t.req('POST', '/auth/login', { token: null, body: { email: second.body.email, password: 'password-123' } });
+    const imp = await t.req('POST', `/auth/impersonate/${res.body.user._id}`, { token: login.body.token });
+    expect(imp.status).toBe(200);
+    expect((await t.req('GET', '/auth/me', { token: imp.body.token })).status).toBe(200);
+    await t.req('PUT', `/users/${second.body._id}`, { body: { role: 'user' } });
+    expect((await t.req('GET', '/auth/me', { token: imp.body.token })).status).toBe(401);
+    expect((await t.req('POST', '/auth/refresh', { token: null, body: { refreshToken: imp.body.refreshToken } })).status).toBe(401);
+    // The user's own session is not affected.
+    expect((await t.req('GET', '/auth/me', { token: res.body.token })).status).toBe(200);
+  });
+
   it('is for admins only, and 404 for an unknown user', async () => {
     const { res } = await register();
     const { res: other } = await register();

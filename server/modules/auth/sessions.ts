@@ -95,8 +95,13 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
   }
   const session = (await sessionsStore(ws)).get(claims.sid) as SessionDoc | undefined;
   if (!session || session.revoked || session.userId !== claims.sub) throw ApiError.unauthorized('Session ended; sign in again');
-  const user = (await ws.store('users')).get(claims.sub) as UserDoc | undefined;
+  const users = await ws.store('users');
+  const user = users.get(claims.sub) as UserDoc | undefined;
   if (!user) throw ApiError.unauthorized('User no longer exists');
+  // An impersonation lasts only while the admin behind it is still an admin.
+  if (session.impersonatedBy && (users.get(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin') {
+    throw ApiError.unauthorized('Impersonation ended: its administrator is gone');
+  }
   return { claims, user, session };
 }
 
@@ -133,8 +138,10 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
       await store.remove(session._id);
       throw ApiError.unauthorized('Refresh token expired; sign in again');
     }
-    const user = (await ws.store('users')).get(session.userId) as UserDoc | undefined;
-    if (!user) {
+    const users = await ws.store('users');
+    const user = users.get(session.userId) as UserDoc | undefined;
+    const lapsed = session.impersonatedBy && (users.get(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin';
+    if (!user || lapsed) {
       await store.remove(session._id);
       throw ApiError.unauthorized('User no longer exists');
     }
