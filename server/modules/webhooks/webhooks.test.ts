@@ -8,6 +8,7 @@ let rx: Receiver;
 beforeAll(async () => {
   t = await startTestServer({ webhookRetryDelays: [50, 50, 50, 50] });
   rx = await startReceiver();
+  for (const c of ['posts', 'comments']) expect((await t.req('POST', '/database', { body: { _id: c } })).status).toBe(201);
 });
 afterAll(async () => { await t.close(); await rx.close(); });
 afterEach(async () => {
@@ -88,25 +89,34 @@ describe('webhooks CRUD', () => {
 describe('webhook delivery', () => {
   it('delivers matching events, signed per Standard Webhooks, and logs them', async () => {
     const hook = (await t.req('POST', '/webhooks', { body: { name: 'rec', url: `${rx.url}/rec`, events: ['record.created', 'user.*'] } })).body;
-    publish(t, 'record.created', { _id: 'r1', title: 'Hello' }, 'posts');
-    publish(t, 'record.deleted', { _id: 'r1' }, 'posts'); // not subscribed
-    publish(t, 'user.created', { _id: 'u1', email: 'a@b.c', passwordHash: '$2b$leak' });
+    const post = await t.req('POST', '/database/posts', { body: { title: 'Hello' } });
+    expect(post.status).toBe(201);
+    expect((await t.req('DELETE', `/database/posts/${post.body._id}`)).status).toBe(204); // not subscribed
+    const user = await t.req('POST', '/users', { body: { email: 'hooked@example.com', password: 'hooked-password-1' } });
+    expect(user.status).toBe(201);
     await waitFor(() => rx.received.length >= 2, 5000, 'two deliveries');
     await sleep(100);
     expect(rx.received).toHaveLength(2);
     const bodies = rx.received.map((r) => verify(hook.secret, r));
     const record = bodies.find((b) => b.type === 'record.created')!;
-    expect(record).toMatchObject({ type: 'record.created', app: t.workspace, collection: 'posts', data: { _id: 'r1', title: 'Hello' } });
+    expect(record).toMatchObject({ type: 'record.created', app: t.workspace, collection: 'posts', data: { _id: post.body._id, title: 'Hello' } });
     expect(Object.keys(record).sort()).toEqual(['app', 'collection', 'data', 'id', 'timestamp', 'type']);
-    const user = bodies.find((b) => b.type === 'user.created')!;
-    expect(user.data).toEqual({ _id: 'u1', email: 'a@b.c' });
+    const created = bodies.find((b) => b.type === 'user.created')!;
+    expect(created.data).toMatchObject({ _id: user.body._id, email: 'hooked@example.com' });
+    expect(created.data).not.toHaveProperty('passwordHash');
+    expect(created.data).not.toHaveProperty('password');
     for (const r of rx.received) {
       expect(r.method).toBe('POST');
+      expect(r.url).toBe('/rec');
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['webhook-id']).toBe(JSON.parse(r.body).id);
     }
+    // A bus event whose publisher forgot to strip the hash still goes out without it.
+    publish(t, 'user.updated', { _id: 'u1', email: 'a@b.c', passwordHash: '$2b$leak' });
+    await waitFor(() => rx.received.length === 3);
+    expect(verify(hook.secret, rx.received[2]).data).toEqual({ _id: 'u1', email: 'a@b.c' });
 
-    const logs = await waitFor(async () => { const l = await t.req('GET', `/webhooks/${hook._id}/logs`); return l.body.meta.total === 2 && l; });
+    const logs = await waitFor(async () => { const l = await t.req('GET', `/webhooks/${hook._id}/logs`); return l.body.meta.total === 3 && l; });
     expect(logs.status).toBe(200);
     const entry = logs.body.data.find((e: { event: string }) => e.event === 'record.created');
     expect(entry).toMatchObject({
@@ -120,25 +130,36 @@ describe('webhook delivery', () => {
     expect(logs.text).not.toContain('$2b$leak');
     const limited = await t.req('GET', `/webhooks/${hook._id}/logs?limit=1&sort=createdAt`);
     expect(limited.body.data).toHaveLength(1);
-    expect(limited.body.meta).toEqual({ total: 2, limit: 1, offset: 0 });
+    expect(limited.body.meta).toEqual({ total: 3, limit: 1, offset: 0 });
   });
 
   it('applies filter.collection', async () => {
     await t.req('POST', '/webhooks', { body: { name: 'posts only', url: rx.url, events: ['*'], filter: { collection: 'posts' } } });
-    publish(t, 'record.created', { _id: 'c1' }, 'comments');
-    publish(t, 'user.created', { _id: 'u2', email: 'x@y.z' });
-    publish(t, 'record.created', { _id: 'p1' }, 'posts');
+    await t.req('POST', '/database/comments', { body: { _id: 'c1' } });
+    await t.req('POST', '/users', { body: { email: 'filtered@example.com', password: 'filtered-password-1' } });
+    await t.req('POST', '/database/posts', { body: { _id: 'p1' } });
     await waitFor(() => rx.received.length >= 1);
     await sleep(150);
     expect(rx.received.map((r) => JSON.parse(r.body).data._id)).toEqual(['p1']);
   });
 
   it('sends nothing to an inactive webhook', async () => {
-    const hook = (await t.req('POST', '/webhooks', { body: { name: 'off', url: rx.url, events: ['*'], active: false } })).body;
-    publish(t, 'record.created', { _id: 'x' }, 'posts');
+    const hook = (await t.req('POST', '/webhooks', { body: { name: 'off', url: `${rx.url}/off`, events: ['*'], active: false } })).body;
+    await t.req('POST', '/webhooks', { body: { name: 'on', url: `${rx.url}/on`, events: ['*'] } });
+    await t.req('POST', '/database/posts', { body: { title: 'seen by one' } });
+    await waitFor(() => rx.received.length >= 1);
     await sleep(300);
-    expect(rx.received).toHaveLength(0);
+    expect(rx.received.map((r) => r.url)).toEqual(['/on']);
     expect((await t.req('GET', `/webhooks/${hook._id}/logs`)).body.meta.total).toBe(0);
+    // Switched on, it receives the next event; switched off again, nothing.
+    await t.req('PUT', `/webhooks/${hook._id}`, { body: { active: true } });
+    await t.req('POST', '/database/posts', { body: { title: 'seen by both' } });
+    await waitFor(() => rx.received.length >= 3);
+    await t.req('PUT', `/webhooks/${hook._id}`, { body: { active: false } });
+    await t.req('POST', '/database/posts', { body: { title: 'seen by one again' } });
+    await waitFor(() => rx.received.length >= 4);
+    await sleep(300);
+    expect(rx.received.filter((r) => r.url === '/off')).toHaveLength(1);
   });
 
   it('retries a failing receiver, 5 attempts in all, each visible in the logs', async () => {
