@@ -28,17 +28,55 @@ export interface WorkspaceState {
 
 export const isCollectionStore = (name: string) => name.startsWith('collections/');
 
-/** What a store held right after it was last swapped in, so that an unchanged store (a test that
- *  never touched it) is skipped on the next restore of the same content. nedb replaces documents
- *  on every write and never mutates them, so identical references mean identical content. */
-const lastApplied = new WeakMap<DocStore, { source: Doc[]; live: Doc[] }>();
+/** What a store held right after it was last swapped in (or snapshotted), so that the next
+ *  restore of the same content only undoes what changed since: nedb replaces documents on every
+ *  write and never mutates them, so a document still identical by reference is unchanged. */
+interface Applied { source: Doc[]; live: Map<string, Doc> }
+const lastApplied = new WeakMap<DocStore, Applied>();
+const byId = new WeakMap<Doc[], Map<string, Doc>>();
 
-function unchangedSince(store: DocStore, docs: Doc[]): boolean {
+function remember(store: DocStore, source: Doc[]): void {
+  const live = new Map<string, Doc>();
+  for (const d of store.all()) live.set(d._id, d);
+  lastApplied.set(store, { source, live });
+}
+
+function indexOf(docs: Doc[]): Map<string, Doc> {
+  let m = byId.get(docs);
+  if (!m) { m = new Map(docs.map((d) => [d._id, d])); byId.set(docs, m); }
+  return m;
+}
+
+/** Above this many changed documents a whole rewrite is cheaper than one write per document. */
+const INCREMENTAL_LIMIT = 500;
+
+/** Puts `docs` back into a store that held them when last applied, writing only the documents
+ *  changed since. Returns false when it cannot (other content, too many changes, a conflict). */
+async function restoreChanged(store: DocStore, docs: Doc[]): Promise<boolean> {
   const seen = lastApplied.get(store);
   if (!seen || seen.source !== docs) return false;
-  const live = store.all();
-  if (live.length !== seen.live.length) return false;
-  for (let i = 0; i < live.length; i++) if (live[i] !== seen.live[i]) return false;
+  const changed: string[] = [];
+  let same = 0;
+  for (const d of store.all()) {
+    if (seen.live.get(d._id) === d) same++;
+    else if (changed.push(d._id) > INCREMENTAL_LIMIT) return false;
+  }
+  const deleted: string[] = [];
+  if (same < seen.live.size) {
+    for (const id of seen.live.keys()) if (!store.get(id)) deleted.push(id);
+    if (changed.length + deleted.length > INCREMENTAL_LIMIT) return false;
+  }
+  if (changed.length === 0 && deleted.length === 0) return true;
+  const source = indexOf(docs);
+  try {
+    for (const id of changed) if (!source.has(id)) await store.remove(id);
+    // nedb stores copies of what it is given: the snapshot's documents stay untouched.
+    for (const id of changed) if (source.has(id)) await store.replace(id, source.get(id)!);
+    for (const id of deleted) await store.insert(source.get(id)!);
+  } catch {
+    return false; // e.g. two records that swapped a unique value: the caller rewrites the store
+  }
+  remember(store, docs);
   return true;
 }
 
@@ -52,7 +90,7 @@ export async function captureState(ctx: AppContext, ws: Workspace, options: { co
     const live = store.all();
     const docs = options.copyDocs ? live.map((d) => model.deepCopy(d)) : live;
     stores.set(name, docs);
-    if (options.copyDocs) lastApplied.set(store, { source: docs, live });
+    if (options.copyDocs) lastApplied.set(store, { source: docs, live: new Map(live.map((d) => [d._id, d])) });
   }
   return {
     settings: structuredClone(ws.settings.data),
@@ -105,7 +143,7 @@ async function swapStores(ws: Workspace, state: WorkspaceState): Promise<void> {
   for (const [name, docs] of state.stores) {
     if (leave(name) || (docs.length === 0 && !existing.has(name))) continue; // nothing to empty
     const store = await ws.store(name);
-    if (unchangedSince(store, docs)) continue;
+    if (await restoreChanged(store, docs)) continue;
     try {
       await store.replaceAll(docs);
     } catch (err) {
@@ -115,8 +153,7 @@ async function swapStores(ws: Workspace, state: WorkspaceState): Promise<void> {
       await ws.dropStore(name);
       await (await ws.store(name)).replaceAll(docs);
     }
-    const live = (await ws.store(name)).all();
-    lastApplied.set(await ws.store(name), { source: docs, live });
+    remember(await ws.store(name), docs);
   }
   for (const name of await ws.storeNames()) {
     if (state.stores.has(name) || leave(name)) continue;
