@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
 import type { BusEvent } from '../../core/bus.js';
 import { storageOf } from './service.js';
@@ -339,6 +340,19 @@ describe('on disk', () => {
         method: 'POST', headers: { authorization: `Bearer ${d.adminToken}`, ...headers }, body: stream, duplex: 'half',
       } as RequestInit);
       expect(streamed.status).toBe(413);
+      await eventually(() => readdirSync(join(wsDir, 'uploads', 'incoming')).length === 0);
+      expect(readdirSync(join(wsDir, 'files'))).toEqual([file._id]);
+      expect((await d.req('GET', '/storage')).body.meta.total).toBe(1);
+
+      // A client that goes away mid-body leaves no partial file either.
+      const { body: part, headers: partHeaders } = rawMultipart('filename="cut.bin"', 'Y'.repeat(100 * 1024));
+      const socket = connect(Number(new URL(d.url).port), '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.write(`POST /api/app/demo/storage/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.adminToken}\r\n`
+        + `Content-Type: ${partHeaders['content-type']}\r\nContent-Length: ${part.length}\r\n\r\n`);
+      socket.write(part.subarray(0, 60 * 1024));
+      await eventually(() => readdirSync(join(wsDir, 'uploads', 'incoming')).length === 1);
+      socket.destroy();
       await eventually(() => readdirSync(join(wsDir, 'uploads', 'incoming')).length === 0);
       expect(readdirSync(join(wsDir, 'files'))).toEqual([file._id]);
       expect((await d.req('GET', '/storage')).body.meta.total).toBe(1);
