@@ -17,16 +17,22 @@ export function desiredIndexes(def: Pick<CollectionDef, 'fields' | 'indexes'>): 
 
 // The definition each open store was last brought in line with (definitions are replaced, never
 // mutated, so identity tells whether anything changed), and the sync in flight.
-const synced = new WeakMap<DocStore, { def: CollectionDef; done: Promise<void> }>();
+const synced = new WeakMap<DocStore, { def: CollectionDef; done: Promise<void>; ready: boolean }>();
 
 /** The collection's records store, its indexes in line with the schema. */
 export async function recordsStore(ws: Workspace, def: CollectionDef): Promise<DocStore> {
   const store = await ws.records(def._id);
   const state = synced.get(store);
-  if (state?.def === def) { await state.done; return store; }
-  const done = (state?.done ?? Promise.resolve()).then(() => syncIndexes(store, desiredIndexes(def), false));
-  synced.set(store, { def, done });
-  await done;
+  if (state?.def === def) {
+    if (!state.ready) await state.done;
+    return store;
+  }
+  const next = { def, ready: false, done: Promise.resolve() };
+  next.done = (state?.done ?? Promise.resolve()).then(() => syncIndexes(store, desiredIndexes(def), false))
+    .catch((err) => logger.warn({ collection: def._id, err: (err as Error).message }, 'could not sync records indexes'))
+    .then(() => { next.ready = true; });
+  synced.set(store, next);
+  await next.done;
   return store;
 }
 
