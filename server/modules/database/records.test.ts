@@ -207,3 +207,23 @@ describe('access rules', () => {
     }
   });
 });
+
+describe('service functions (as scenario steps call them)', () => {
+  it('create, get, list, update and delete without HTTP, carrying depth into events', async () => {
+    const svc = await import('./service.js');
+    const ctx = t.srv.ctx;
+    const ws = ctx.registry.require('demo');
+    events.length = 0;
+    const rec = await svc.createRecord(ctx, ws, 'people', { name: 'from step' }, { auth: null, depth: 2 });
+    expect(rec).toMatchObject({ name: 'from step', _id: expect.any(String) });
+    expect(events.at(-1)).toMatchObject({ type: 'record.created', collection: 'people', depth: 2 });
+    expect((await svc.getRecord(ctx, ws, 'people', rec._id, { auth: null })).name).toBe('from step');
+    const list = await svc.listRecords(ctx, ws, 'people', { 'filter[name]': 'from step' }, { auth: null });
+    expect(list.meta.total).toBe(1);
+    // The collection's update rule is private: an anonymous step may not update.
+    await expect(svc.updateRecord(ctx, ws, 'people', rec._id, { name: 'x' }, { auth: null })).rejects.toMatchObject({ status: 401 });
+    expect(svc.getCollection(ws, 'people')._id).toBe('people');
+    await expect(svc.getRecord(ctx, ws, 'nope', 'x', { auth: null })).rejects.toMatchObject({ status: 404 });
+    await expect(svc.createRecord(ctx, ws, 'people', { age: 1, 'bad.key': 1 }, { auth: null })).rejects.toMatchObject({ status: 422 });
+  });
+});
