@@ -89,7 +89,8 @@ export function runQuery(engine: NedbEngine, totalDocs: number, q: StoreQuery): 
 function isObjectLike(v: unknown) { return v !== null && typeof v === 'object'; }
 
 function singleIndex(engine: NedbEngine, path: string): NedbIndex | undefined {
-  const index = engine.indexes[path];
+  // Own keys only: a filter on `constructor` or `__proto__` must not find Object.prototype's.
+  const index = Object.prototype.hasOwnProperty.call(engine.indexes, path) ? engine.indexes[path] : undefined;
   return index && index._fields.length === 1 ? index : undefined;
 }
 

@@ -108,6 +108,13 @@ describe('records', () => {
     expect((await t.req('DELETE', '/database/nope/abc')).status).toBe(404);
     expect((await t.req('GET', '/database/people/abc')).body.error.code).toBe('NOT_FOUND');
     expect((await t.req('GET', '/database/people/%E2%82%AC')).status).toBe(404);
+    for (const path of ['/database/people/%E0%A4%A', '/database/%ZZ', '/database/people/%00', '/database/people?filter[__proto__]=1',
+      '/database/people?sort=__proto__', '/database/people?fields=__proto__.polluted', '/database/people?filter[constructor][$exists]=true']) {
+      const res = await t.req('GET', path);
+      expect(res.status, path).toBeLessThan(500);
+      expect(res.body.error?.code ?? 'ok', path).not.toBe('INTERNAL');
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const raw = (method: string, body: string, type = 'application/json') =>
       fetch(`${t.api}/database/people${method === 'POST' ? '' : '/ann-1'}`, { method, headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': type }, body });
     for (const method of ['POST', 'PUT', 'PATCH']) {
