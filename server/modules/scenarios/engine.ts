@@ -66,10 +66,14 @@ export class ScenarioEngine {
     try {
       // protect: a run still going when the next tick comes makes that tick skip.
       const job = new Cron(cron, { protect: true, ...(timezone ? { timezone } : {}) }, async () => {
-        const current = (await ws.store(SCENARIOS)).get(scenarioId) as unknown as ScenarioDoc | undefined;
-        if (!current?.active) return;
-        const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: new Date().toISOString() }, depth: 0, runAs: current.runAs });
-        await done;
+        try {
+          const current = (await ws.store(SCENARIOS)).get(scenarioId) as unknown as ScenarioDoc | undefined;
+          if (!current?.active || this.stopped) return;
+          const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: new Date().toISOString() }, depth: 0, runAs: current.runAs });
+          await done;
+        } catch (err) {
+          if (!this.stopped) logger.error({ err, scenario: scenarioId }, 'scheduled scenario run failed to start');
+        }
       });
       mine.set(scenarioId, job);
     } catch (err) {
@@ -91,7 +95,7 @@ export class ScenarioEngine {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const wsId of [...this.jobs.keys()]) this.unload(wsId);
-    await this.runner.interrupt({}, 'Interrupted: the server is shutting down');
+    await this.runner.stop('Interrupted: the server is shutting down');
   }
 
   async start(): Promise<void> {

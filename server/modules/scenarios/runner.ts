@@ -65,24 +65,43 @@ interface Running { wsId: string; scenarioId: string; abort: AbortController; do
 
 export class Runner {
   private running = new Map<string, Running>();
+  private stopped = false;
 
   constructor(private readonly ctx: AppContext) {}
 
-  /** Starts an execution; resolves once it is stored as running, with the promise of its end. */
+  /** Starts an execution; resolves once it is stored as running, with the promise of its end.
+   *  It is registered before it is stored, so a shutdown that sees it can always interrupt it. */
   async start(ws: Workspace, scenario: ScenarioDoc, req: RunRequest): Promise<{ execution: Execution; done: Promise<Execution> }> {
+    if (this.stopped) throw ApiError.unavailable('The server is shutting down');
     const startedAt = Date.now();
     const execution: Execution = {
       _id: newId(), scenarioId: scenario._id, status: 'running', trigger: req.trigger,
       startedAt: new Date(startedAt).toISOString(), finishedAt: null, durationMs: null, error: null, steps: [],
     };
-    const store = await executionStore(ws);
-    await store.insert(execution as unknown as Doc);
     const abort = new AbortController();
-    const done = this.execute(ws, scenario, req, execution, startedAt, abort.signal)
+    let stored!: (ok: boolean, err?: unknown) => void;
+    const storedP = new Promise<void>((resolve, reject) => { stored = (ok, err) => (ok ? resolve() : reject(err)); });
+    const done = (async () => {
+      try {
+        await (await executionStore(ws)).insert(execution as unknown as Doc);
+      } catch (err) {
+        stored(false, err);
+        return execution;
+      }
+      stored(true);
+      return this.execute(ws, scenario, req, execution, startedAt, abort.signal);
+    })()
       .catch((err) => { logger.error({ err, scenario: scenario._id }, 'scenario execution crashed'); return execution; })
       .finally(() => this.running.delete(execution._id));
     this.running.set(execution._id, { wsId: ws.id, scenarioId: scenario._id, abort, done });
+    await storedP;
     return { execution: { ...execution }, done };
+  }
+
+  /** No execution starts after this; running ones are interrupted. */
+  async stop(reason: string): Promise<void> {
+    this.stopped = true;
+    await this.interrupt({}, reason);
   }
 
   /** Interrupts running executions (of one scenario, one workspace, or all) and waits for them to be stored as failed. */

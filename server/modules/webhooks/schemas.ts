@@ -27,7 +27,7 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-const url = z.string().max(2048).refine(isHttpUrl, { message: 'must be an absolute http:// or https:// URL' });
+const url = z.url({ protocol: /^https?$/, message: 'must be an absolute http:// or https:// URL' }).max(2048).refine(isHttpUrl, { message: 'must be an absolute http:// or https:// URL' });
 const name = z.string().min(1).max(200);
 
 export const NewWebhookBody = z.object({

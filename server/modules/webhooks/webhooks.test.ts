@@ -72,6 +72,7 @@ describe('webhooks CRUD', () => {
       const res = await t.req('POST', '/webhooks', { body });
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.details.field).toBe(field);
+      if (field === 'url') expect(res.body.error.details.reason).toBe('format');
     }
     expect((await t.req('PUT', `/webhooks/${ok.body._id}`, { body: { events: ['bogus'] } })).status).toBe(422);
     expect((await t.req('PUT', '/webhooks/nope', { body: { name: 'n' } })).status).toBe(404);
