@@ -216,6 +216,26 @@ describe('webhook delivery', () => {
     expect((await t.req('POST', '/webhooks/missing/test')).status).toBe(404);
   });
 
+  it('keeps the last 1,000 log entries per webhook', async () => {
+    const hook = (await t.req('POST', '/webhooks', { body: { name: 'busy', url: rx.url, events: ['*'] } })).body;
+    const other = (await t.req('POST', '/webhooks', { body: { name: 'other', url: rx.url, events: ['file.deleted'] } })).body;
+    const logs = await t.srv.ctx.registry.require(t.workspace).store('webhook_logs');
+    const old = (i: number, webhookId: string) => ({
+      _id: `old${webhookId}${i}`, webhookId, eventId: `evt_${i}`, event: 'record.created', attempt: 1, status: 'succeeded', durationMs: 1,
+      error: null, request: { url: rx.url, headers: {}, body: '{}' }, response: { status: 200, body: '' },
+      createdAt: new Date(Date.UTC(2020, 0, 1, 0, 0, 0, i)).toISOString(),
+    });
+    await logs.insertMany(Array.from({ length: 1000 }, (_, i) => old(i, hook._id)));
+    await logs.insertMany(Array.from({ length: 5 }, (_, i) => old(i, other._id)));
+    expect((await t.req('POST', `/webhooks/${hook._id}/test`)).body.status).toBe('succeeded');
+    const page = await t.req('GET', `/webhooks/${hook._id}/logs?limit=1`);
+    expect(page.body.meta.total).toBe(1000);
+    expect(page.body.data[0].event).toBe('webhook.test');
+    expect((await t.req('GET', `/webhooks/${hook._id}/logs?filter[_id]=old${hook._id}0`)).body.meta.total).toBe(0);
+    expect((await t.req('GET', `/webhooks/${hook._id}/logs?filter[_id]=old${hook._id}1`)).body.meta.total).toBe(1);
+    expect((await t.req('GET', `/webhooks/${other._id}/logs`)).body.meta.total).toBe(5);
+  });
+
   it('keeps pending retries across a restart', async () => {
     const data = tempDataDir();
     let s = await startTestServer({ data: data.dir, webhookRetryDelays: [1500, 50, 50, 50] });
