@@ -120,7 +120,9 @@ describe('homebase serve', () => {
       }
     };
     const writers = [writer(), writer(), writer(), writer()];
-    while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    while (acknowledged.length < 300 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
+    expect(acknowledged.length, 'creates acknowledged before the kill').toBeGreaterThan(50);
     first.child.kill('SIGKILL');
     killed = true;
     await Promise.all(writers);
