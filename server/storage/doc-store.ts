@@ -5,8 +5,10 @@ import Datastore from 'nedb-promises';
 import model from '@seald-io/nedb/lib/model.js';
 import { rm } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
-import type { NedbEngine } from './nedb-types.js';
+import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
+import { loadDatafile } from './datafile.js';
+import { bulkResetIndex } from './bulk-index.js';
 
 export type { Doc, StoreQuery, QueryResult };
 
@@ -37,13 +39,13 @@ export class DocStore {
     if (filename && every > 0) this.engine.setAutocompactionInterval(every);
   }
 
-  /** Opens (and, on disk, loads and compacts) a store. Every store keeps an ordered index on
-   *  `createdAt`, the default order of lists. */
+  /** Opens (and, on disk, loads: datafile.ts, compacting only when the file needs it) a store.
+   *  Every store keeps an ordered index on `createdAt`, the default order of lists. */
   static async open(options: DocStoreOptions = {}): Promise<DocStore> {
     const store = new DocStore(options.filename, options);
-    await store.ds.load();
-    await store.engine.ensureIndexAsync({ fieldName: 'createdAt' });
-    store.count = store.engine.indexes._id.tree.getNumberOfKeys();
+    if (options.filename) store.count = (await loadDatafile(store.engine, options.filename)).docs;
+    else await store.ds.load();
+    await store.ensureIndex({ fieldName: 'createdAt' });
     return store;
   }
 
@@ -116,13 +118,27 @@ export class DocStore {
     this.writesSinceCompaction = 0;
   }
 
+  /** Creates an index (a no-op when it exists); a unique index over duplicate values fails
+   *  with 409 and is not created. */
   async ensureIndex(spec: IndexSpec): Promise<void> {
     // A compound index ("a,b") must reach nedb as an array of fields; nedb keys it by the
     // fields sorted and comma-joined (see indexKey).
     const fields = spec.fieldName.split(',');
     const fieldName = fields.length > 1 ? fields : spec.fieldName;
     // Unique indexes are sparse, so that many documents may lack the field.
-    await this.write(() => this.engine.ensureIndexAsync({ fieldName, unique: !!spec.unique, sparse: !!spec.unique }));
+    const options = { fieldName, unique: !!spec.unique, sparse: !!spec.unique };
+    if (typeof fieldName !== 'string') { await this.write(() => this.engine.ensureIndexAsync(options)); return; }
+    if (this.engine.indexes[fieldName]) return;
+    // A single field: built in bulk (bulk-index.ts) rather than by nedb's one-by-one inserts,
+    // then persisted as nedb does, with an `$$indexCreated` line.
+    await this.write(async () => {
+      const IndexClass = this.engine.indexes._id.constructor as new (o: typeof options) => NedbIndex;
+      const index = new IndexClass(options);
+      bulkResetIndex(index, this.engine.getAllData());
+      if (this.engine.indexes[fieldName]) return;
+      this.engine.indexes[fieldName] = index;
+      await this.engine.executor.pushAsync(() => this.engine.persistence.persistNewStateAsync([{ $$indexCreated: options }]), true);
+    });
   }
 
   async removeIndex(fieldName: string): Promise<void> {

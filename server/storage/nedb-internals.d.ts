@@ -6,6 +6,14 @@ declare module '@seald-io/nedb/lib/model.js' {
     getDotValue(obj: unknown, field: string): unknown;
     deepCopy<T>(obj: T, strictKeys?: boolean): T;
     checkObject(obj: unknown): void;
+    deserialize(raw: string): unknown;
   };
   export default model;
+}
+declare module '@seald-io/nedb/lib/storage.js' {
+  const storage: {
+    ensureDatafileIntegrityAsync(filename: string, mode?: number): Promise<void>;
+    ensureParentDirectoryExistsAsync(filename: string, mode?: number): Promise<void>;
+  };
+  export default storage;
 }

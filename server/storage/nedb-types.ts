@@ -20,11 +20,11 @@ export interface NedbIndex {
 export interface NedbEngine {
   indexes: Record<string, NedbIndex>;
   getAllData(): Record<string, unknown>[];
-  executor: { pushAsync<T>(task: () => Promise<T> | T, forceQueuing?: boolean): Promise<T> };
-  persistence: { persistCachedDatabaseAsync(): Promise<void> };
+  executor: { pushAsync<T>(task: () => Promise<T> | T, forceQueuing?: boolean): Promise<T>; processBuffer(): void };
+  persistence: { persistCachedDatabaseAsync(): Promise<void>; persistNewStateAsync(docs: unknown[]): Promise<void> };
   setAutocompactionInterval(ms: number): void;
   stopAutocompaction(): void;
-  _resetIndexes(newData: unknown[]): void;
+  _resetIndexes(newData?: unknown[]): void;
   insertAsync(doc: unknown): Promise<unknown>;
   updateAsync(query: unknown, update: unknown, options?: unknown): Promise<{ numAffected: number; affectedDocuments: unknown }>;
   removeAsync(query: unknown, options?: unknown): Promise<number>;
