@@ -3,7 +3,7 @@
 // is. A refresh token is an opaque random string stored as a SHA-256 hash on its session;
 // it is single use: each refresh rotates it, and presenting a rotated one ends the session.
 import jwt from 'jsonwebtoken';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
@@ -46,8 +46,41 @@ export async function sessionsStore(ws: Workspace): Promise<DocStore> {
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 export const newRefreshToken = () => `hbr_${randomBytes(32).toString('base64url')}`;
 
+// The signing key as a KeyObject, made once per workspace key: given a string, jsonwebtoken
+// first tries to parse it as a PEM public key on every call, which cost more than all the rest
+// of a GET request (see docs/performance.md). Same bytes, same HMAC.
+const keyObjects = new WeakMap<Workspace, { secret: string; key: KeyObject }>();
+function signingKey(ws: Workspace): KeyObject {
+  const cached = keyObjects.get(ws);
+  if (cached && cached.secret === ws.keys.jwtSecret) return cached.key;
+  const key = createSecretKey(Buffer.from(ws.keys.jwtSecret, 'utf8'));
+  keyObjects.set(ws, { secret: ws.keys.jwtSecret, key });
+  return key;
+}
+
+// Tokens whose signature this process already checked, per workspace key, with their claims.
+// A hit skips the HMAC and the JSON decoding; expiry is checked again on every use, and the
+// session and user lookups below still run on every request.
+const VERIFIED_MAX = 10_000;
+const verified = new WeakMap<Workspace, { key: KeyObject; tokens: Map<string, Readonly<TokenClaims & { exp?: number }>> }>();
+
+function verifySignature(ws: Workspace, token: string): Readonly<TokenClaims> {
+  const key = signingKey(ws);
+  let cache = verified.get(ws);
+  if (!cache || cache.key !== key) { cache = { key, tokens: new Map() }; verified.set(ws, cache); }
+  const hit = cache.tokens.get(token);
+  if (hit && hit.exp! > Date.now() / 1000) return hit;
+  if (hit) cache.tokens.delete(token); // expired: jwt.verify below says so
+  const claims = jwt.verify(token, key, { algorithms: ['HS256'] }) as TokenClaims & { exp?: unknown; nbf?: unknown };
+  if (typeof claims === 'object' && claims !== null && typeof claims.exp === 'number' && claims.nbf === undefined) {
+    if (cache.tokens.size >= VERIFIED_MAX) cache.tokens.clear();
+    cache.tokens.set(token, Object.freeze(claims) as TokenClaims & { exp: number });
+  }
+  return claims;
+}
+
 export function signAccessToken(ws: Workspace, claims: TokenClaims, ttlSeconds: number): string {
-  return jwt.sign(claims, ws.keys.jwtSecret, { algorithm: 'HS256', expiresIn: ttlSeconds });
+  return jwt.sign(claims, signingKey(ws), { algorithm: 'HS256', expiresIn: ttlSeconds });
 }
 
 const refreshExpiry = (settings: TokenSettings) => new Date(Date.now() + settings.refreshTtl * 1000).toISOString();
@@ -83,9 +116,9 @@ export function accessTokenFor(ws: Workspace, user: UserDoc, session: SessionDoc
  *  live session and existing user. Every failure is a 401. Two in-memory index lookups
  *  after the HMAC: cheap enough for every request. */
 export async function verifyAccessToken(ws: Workspace, token: string): Promise<{ claims: TokenClaims; user: UserDoc; session: SessionDoc }> {
-  let claims: TokenClaims;
+  let claims: Readonly<TokenClaims>;
   try {
-    claims = jwt.verify(token, ws.keys.jwtSecret, { algorithms: ['HS256'] }) as TokenClaims;
+    claims = verifySignature(ws, token);
   } catch (err) {
     const expired = (err as Error).name === 'TokenExpiredError';
     throw ApiError.unauthorized(expired ? 'Access token expired' : 'Invalid access token');
