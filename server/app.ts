@@ -1,6 +1,6 @@
 // Builds the Express app: global middleware, the console API, the workspace API with one bind
 // per module, the console UI, and the error handler last. It never listens.
-import express, { Router, type Request } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -42,11 +42,14 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   });
   workspaceApi.use(jsonBody(ctx.config.jsonLimit, (req) => RAW_BODY_PATHS.some((re) => re.test(req.path))));
   workspaceApi.use(authenticate);
-  for (const m of modules) {
-    const router = Router({ mergeParams: true });
+  // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
+  // measurably slowed every request (docs/performance.md).
+  const moduleRouters = modules.map((m) => {
+    const router = Router();
     m.workspaceRoutes?.(router, ctx);
-    workspaceApi.use(router);
-  }
+    return router;
+  });
+  workspaceApi.use(dispatchByPrefix(moduleRouters));
   app.use('/api/app/:appId', cors, workspaceApi);
   app.use('/api', notFoundHandler);
 
@@ -65,6 +68,49 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/** Runs the module routers in mount order, but only those that can match the request: a router
+ *  whose routes all start with a fixed first segment (`/database/...`) is skipped for other
+ *  paths; one with a middleware or a pattern in first place is always run. Same outcome as
+ *  mounting each router with `use`, without Express walking every layer of every module router
+ *  on each request, which was most of the routing time of a record GET (docs/performance.md). */
+function dispatchByPrefix(routers: Router[]): RequestHandler {
+  let table: { bySegment: Map<string, Router[]>; always: Router[] } | undefined;
+  let layers = -1;
+  return (req, res, next) => {
+    const count = routers.reduce((n, r) => n + r.stack.length, 0);
+    if (!table || count !== layers) { layers = count; table = routingTable(routers); }
+    const path = req.path;
+    const end = path.indexOf('/', 1);
+    // Express matches paths case-insensitively by default.
+    const list = table.bySegment.get((end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase()) ?? table.always;
+    let i = 0;
+    const step = (err?: unknown) => {
+      if (err || i >= list.length) { next(err); return; }
+      list[i++](req, res, step);
+    };
+    step();
+  };
+}
+
+function routingTable(routers: Router[]) {
+  const firstSegments = routers.map((router) => {
+    const out = new Set<string>();
+    for (const layer of router.stack as Array<{ route?: { path?: unknown } }>) {
+      const path = layer.route?.path;
+      const m = typeof path === 'string' ? /^\/([A-Za-z0-9_.~-]+)(?:\/|$)/.exec(path) : null;
+      if (!m) return null; // a middleware or a pattern: the router may take any path
+      out.add(m[1].toLowerCase());
+    }
+    return out;
+  });
+  const always = routers.filter((_, i) => firstSegments[i] === null);
+  const bySegment = new Map<string, Router[]>();
+  for (const segment of new Set(firstSegments.flatMap((s) => (s ? [...s] : [])))) {
+    bySegment.set(segment, routers.filter((_, i) => firstSegments[i] === null || firstSegments[i]!.has(segment)));
+  }
+  return { bySegment, always };
 }
 
 function requireConsoleToken(ctx: AppContext) {
