@@ -4,8 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type ServerOptions, type StartedServer } from '../index.js';
+import { insertUser } from '../modules/users/repo.js';
+import { createSession } from '../modules/auth/sessions.js';
 
 export interface Res<T = any> { status: number; body: T; headers: Headers; text: string }
+
+/** A signed-in user of the test workspace. */
+export interface TestUser { _id: string; name: string; email: string; password: string; token: string }
 
 export interface RequestOptions { token?: string | null; body?: unknown; headers?: Record<string, string>; raw?: BodyInit }
 
@@ -22,10 +27,15 @@ export interface TestServer {
   adminPassword: string;
   /** A request to the workspace API; the admin token is sent unless `token` says otherwise (null: none). */
   req<T = any>(method: string, path: string, options?: RequestOptions): Promise<Res<T>>;
+  /** A new signed-in user of the workspace, inserted straight through the users repo (so suites
+   *  do not depend on the users routes). The email is unique unless given. */
+  user(name?: string, options?: { role?: string; email?: string }): Promise<TestUser>;
   /** A request to the console API (`/api/...`) with the console token. */
   consoleReq<T = any>(method: string, path: string, body?: unknown): Promise<Res<T>>;
   close(): Promise<void>;
 }
+
+let userCounter = 0;
 
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 
@@ -53,6 +63,14 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     srv, url: srv.url, api, workspace, consoleToken: srv.consoleToken, adminToken: tokenRes.body.token,
     adminEmail: options.adminEmail ?? TEST_ADMIN.email, adminPassword: options.adminPassword ?? TEST_ADMIN.password,
     req: (method, path, o = {}) => send(method, `${api}${path}`, o.token === undefined ? t.adminToken : o.token, o),
+    user: async (name = 'User', o = {}) => {
+      const ws = srv.ctx.registry.require(workspace);
+      const email = o.email ?? `${name.toLowerCase().replace(/\W+/g, '') || 'user'}-${++userCounter}@example.test`;
+      const password = 'user-password-1';
+      const user = await insertUser(ws, { email, password, name, role: o.role ?? 'user' }, 4);
+      const { token } = await createSession(ws, user, srv.config);
+      return { _id: user._id, name, email: user.email, password, token };
+    },
     consoleReq: (method, path, body) => send(method, `${srv.url}${path}`, srv.consoleToken, body === undefined ? {} : { body }),
     close: () => srv.close(),
   };

@@ -1,8 +1,7 @@
 // The chats REST API: channels, members, messages, their access rules and events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/harness.js';
+import { startTestServer, type TestServer, type TestUser } from '../../test/harness.js';
 import type { BusEvent } from '../../core/bus.js';
-import { makeUser, type TestUser } from './test-users.js';
 
 let t: TestServer;
 let alice: TestUser, bob: TestUser, carol: TestUser;
@@ -11,7 +10,7 @@ const events: BusEvent[] = [];
 beforeAll(async () => {
   t = await startTestServer();
   t.srv.ctx.bus.subscribe((e) => { events.push(e); });
-  [alice, bob, carol] = await Promise.all([makeUser(t, 'Alice'), makeUser(t, 'Bob'), makeUser(t, 'Carol')]);
+  [alice, bob, carol] = await Promise.all([t.user('Alice'), t.user('Bob'), t.user('Carol')]);
 });
 afterAll(async () => { await t.close(); });
 

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
-import { userToken } from '../webhooks/test-support.js';
 import { secretValues } from './service.js';
 
 const VALUE = 'sk_live_TOPSECRET_4242';
@@ -77,7 +76,7 @@ describe('credentials', () => {
   it('is admin only', async () => {
     expect((await t.req('GET', '/credentials', { token: null })).status).toBe(401);
     expect((await t.req('POST', '/credentials', { token: null, body: { name: 'X', value: 'v' } })).status).toBe(401);
-    const user = await userToken(t);
+    const user = (await t.user()).token;
     const forbidden = await t.req('GET', '/credentials', { token: user });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('FORBIDDEN');

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
 import type { BusEvent } from '../../core/bus.js';
-import { signedInUser } from './test-users.js';
 
 let t: TestServer;
+const signedInUser = async (t: TestServer, email: string) => { const u = await t.user(email.split('@')[0], { email }); return { id: u._id, token: u.token }; };
 const events: BusEvent[] = [];
 beforeAll(async () => {
   t = await startTestServer();

@@ -3,7 +3,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { makeUser } from '../chats/test-users.js';
 import { hubs } from './routes.js';
 import { TestSocket, realtimeUrl } from './test-socket.js';
 
@@ -40,7 +39,7 @@ describe('connecting', () => {
     expect(unknown.status).toBe(404);
     const other = await TestSocket.open(`${t.url.replace(/^http/, 'ws')}/app/demo/elsewhere`).catch((e) => e);
     expect(other.status).toBe(404);
-    const user = await makeUser(t, 'Eve');
+    const user = await t.user('Eve');
     const foreign = await t.consoleReq('POST', '/workspaces', { _id: 'other', name: 'Other', admin: { email: 'o@example.com', password: 'password-123' } });
     expect(foreign.status).toBe(201);
     const cross = await TestSocket.open(realtimeUrl(`${t.url}/app/other`, user.token)).catch((e) => e);
@@ -99,7 +98,7 @@ describe('closing', () => {
   });
 
   it('re-checks sockets when the workspace content is replaced (reset)', async () => {
-    const user = await makeUser(t, 'Walter');
+    const user = await t.user('Walter');
     const c = await t.req('POST', '/chats/channels', { body: { name: 'to be wiped' } });
     const admin = await TestSocket.open(realtimeUrl(t.api, t.adminToken));
     const u = await TestSocket.open(realtimeUrl(t.api, user.token));

@@ -2,9 +2,8 @@
 // subscribe, unsubscribe, membership changes, database topics filtered record by record, and
 // error frames.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/harness.js';
+import { startTestServer, type TestServer, type TestUser } from '../../test/harness.js';
 import { revokeUserSessions } from '../auth/sessions.js';
-import { makeUser, type TestUser } from '../chats/test-users.js';
 import { TestSocket, realtimeUrl } from './test-socket.js';
 
 let t: TestServer;
@@ -13,7 +12,7 @@ const sockets: TestSocket[] = [];
 
 beforeAll(async () => {
   t = await startTestServer();
-  [alice, bob, carol] = await Promise.all([makeUser(t, 'Alice'), makeUser(t, 'Bob'), makeUser(t, 'Carol')]);
+  [alice, bob, carol] = await Promise.all([t.user('Alice'), t.user('Bob'), t.user('Carol')]);
 });
 afterAll(async () => {
   for (const s of sockets) s.close();
@@ -135,7 +134,7 @@ describe('chat topics', () => {
   });
 
   it('a revoked session can no longer use its socket', async () => {
-    const dave = await makeUser(t, 'Dave');
+    const dave = await t.user('Dave');
     const id = await channel(dave);
     const d = await open(dave);
     expect(await d.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
@@ -151,7 +150,7 @@ describe('sessions and users', () => {
     expect(reg.status).toBe(201);
     const s = await TestSocket.open(realtimeUrl(t.api, reg.body.token));
     sockets.push(s);
-    const id = await channel({ _id: reg.body.user._id, name: 'Leaver', email: '', token: reg.body.token });
+    const id = await channel({ _id: reg.body.user._id, name: 'Leaver', email: '', password: 'password-123', token: reg.body.token });
     expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
     expect((await t.req('POST', '/auth/logout', { token: reg.body.token })).status).toBe(204);
     expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
@@ -159,13 +158,13 @@ describe('sessions and users', () => {
   });
 
   it('closes the sockets of a deleted user and applies role changes', async () => {
-    const gone = await makeUser(t, 'Gone');
+    const gone = await t.user('Gone');
     const g = await open(gone);
     expect((await t.req('DELETE', `/users/${gone._id}`)).status).toBe(204);
     expect((await g.waitClose()).code).toBe(1008);
 
     const id = await channel(alice);
-    const promoted = await makeUser(t, 'Promoted');
+    const promoted = await t.user('Promoted');
     const p = await open(promoted);
     expect(await p.subscribe(`chat:${id}`)).toMatchObject({ type: 'error', code: 'FORBIDDEN' });
     expect((await t.req('PUT', `/users/${promoted._id}`, { body: { role: 'admin' } })).status).toBe(200);

@@ -1,7 +1,7 @@
 // Scenarios and webhooks across restarts, snapshot restores, exports and workspace deletion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
-import { startReceiver, waitFor, sleep, type Receiver } from '../webhooks/test-support.js';
+import { startReceiver, waitFor, sleep, type Receiver } from '../../test/receiver.js';
 
 const SECRET = 'pw_lifecycle_SECRET_987';
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { startReceiver, userToken, waitFor, sleep, type Receiver } from '../webhooks/test-support.js';
+import { startReceiver, waitFor, sleep, type Receiver } from '../../test/receiver.js';
 
 const SECRET = 'tok_SuperSecret_value_123';
 
@@ -102,7 +102,7 @@ describe('scenarios CRUD and states', () => {
   });
 
   it('is admin only', async () => {
-    const user = await userToken(t);
+    const user = (await t.user()).token;
     const id = await scenario({ name: 'a', steps: [{ type: 'delay', ms: 1 }] }, false);
     expect((await t.req('GET', '/scenarios', { token: null })).status).toBe(401);
     for (const [method, path] of [['GET', '/scenarios'], ['POST', '/scenarios'], ['POST', `/scenarios/${id}/activate`], ['POST', `/scenarios/${id}/run`], ['GET', `/scenarios/${id}/executions`], ['DELETE', `/scenarios/${id}`]]) {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
-import { startReceiver, userToken, waitFor, sleep, type Receiver, type Received } from './test-support.js';
+import { startReceiver, waitFor, sleep, type Receiver, type Received } from '../../test/receiver.js';
 
 let t: TestServer;
 let rx: Receiver;
@@ -79,7 +79,7 @@ describe('webhooks CRUD', () => {
   });
 
   it('is admin only', async () => {
-    const user = await userToken(t);
+    const user = (await t.user()).token;
     expect((await t.req('GET', '/webhooks', { token: null })).status).toBe(401);
     expect((await t.req('GET', '/webhooks', { token: user })).status).toBe(403);
     expect((await t.req('POST', '/webhooks', { token: user, body: { name: 'x', url: rx.url, events: ['*'] } })).status).toBe(403);

@@ -1,10 +1,7 @@
-// Test helpers shared by the webhooks, scenarios and credentials tests: a real HTTP receiver on
-// 127.0.0.1, a signed-in non-admin user, and polling for asynchronous effects.
+// Test helpers: a real HTTP receiver on 127.0.0.1 (webhook and scenario targets), and polling
+// for asynchronous effects.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestServer } from '../../test/harness.js';
-import { insertUser } from '../users/repo.js';
-import { createSession } from '../auth/sessions.js';
 
 export interface Received { method: string; url: string; headers: Record<string, string>; body: string }
 
@@ -36,13 +33,6 @@ export async function startReceiver(): Promise<Receiver> {
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   r.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
   return r;
-}
-
-/** A token of a new non-admin user of the test workspace. */
-export async function userToken(t: TestServer, email = `user${Math.random().toString(36).slice(2, 8)}@example.com`): Promise<string> {
-  const ws = t.srv.ctx.registry.require(t.workspace);
-  const user = await insertUser(ws, { email, password: 'user-password-1', role: 'user' }, 4);
-  return (await createSession(ws, user, t.srv.ctx.config)).token;
 }
 
 /** Polls until `check` returns a truthy value (or throws after `timeoutMs`). */
