@@ -5,6 +5,7 @@
 // order (documents in insertion order within a key), same unique-violation error.
 import model from '@seald-io/nedb/lib/model.js';
 import type { NedbIndex } from './nedb-types.js';
+import { setArrayDocs } from './nedb-patches.js';
 
 type Keyed = { key: unknown; doc: Record<string, unknown> };
 
@@ -52,10 +53,12 @@ export function bulkResetIndex(index: NedbIndex, docs: Record<string, unknown>[]
       others.push({ key, doc });
     }
   };
+  let arrayDocs = 0;
   for (const doc of docs) {
     const key = simple ? doc[field] : model.getDotValue(doc, field);
     if (index.sparse && (key === undefined || (typeof key === 'object' && key !== null && Object.values(key).every((e) => e === undefined)))) continue;
     if (!Array.isArray(key)) { add(key, doc); continue; }
+    arrayDocs++;
     const keys = [...new Map(key.map((x) => [projectForUnique(x), x])).values()];
     for (const k of keys) add(k, doc);
   }
@@ -115,4 +118,5 @@ export function bulkResetIndex(index: NedbIndex, docs: Record<string, unknown>[]
     (fresh as unknown as { tree: unknown }).tree = build(0, keys.length - 1, null);
   }
   (index as unknown as { tree: unknown }).tree = fresh;
+  setArrayDocs(index, arrayDocs);
 }

@@ -8,6 +8,7 @@
 // Only the page that is returned is ever copied (by projection) or serialised.
 import model from '@seald-io/nedb/lib/model.js';
 import type { AvlNode, NedbEngine, NedbIndex } from './nedb-types.js';
+import { arrayDocsOf } from './nedb-patches.js';
 
 export type Doc = Record<string, unknown> & { _id: string };
 
@@ -94,13 +95,22 @@ function singleIndex(engine: NedbEngine, path: string): NedbIndex | undefined {
   return index && index._fields.length === 1 ? index : undefined;
 }
 
-/** An index that holds every document (not sparse) can stand for an ordering. */
+/** An index can stand for an ordering when it holds every document (not sparse) and no
+ *  document has an array there (nedb files those under each element; a sort compares the
+ *  array as a whole). */
 function orderedIndex(engine: NedbEngine, path: string): NedbIndex | undefined {
   const index = singleIndex(engine, path);
-  return index && !index.sparse ? index : undefined;
+  return index && !index.sparse && arrayDocsOf(index) === 0 ? index : undefined;
 }
 
+const byId = (a: Doc, b: Doc): number => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
 export function comparator(sort: SortKey[]) {
+  if (sort.length === 0) return byId;
+  if (sort.length === 1) {
+    const { path, dir } = sort[0];
+    return (a: Doc, b: Doc): number => compareThings(getPath(a, path), getPath(b, path)) * dir || byId(a, b);
+  }
   return (a: Doc, b: Doc): number => {
     for (const { path, dir } of sort) {
       const r = compareThings(getPath(a, path), getPath(b, path));
@@ -110,11 +120,11 @@ export function comparator(sort: SortKey[]) {
   };
 }
 
-/** Walks the index in the sort's direction, stopping once `want` matches are found. Documents
- *  that share a key are ordered by the remaining sort keys, then id. */
+/** Walks the index in the sort's direction, stopping once `want` matches are found. Each
+ *  document sits under one key (orderedIndex); documents that share a key are ordered by the
+ *  remaining sort keys, then id, and only as many as still needed are kept. */
 function scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number): Doc[] {
   const out: Doc[] = [];
-  const seen = new Set<string>();
   const tieCmp = comparator(sort.slice(1));
   const descending = sort[0].dir === -1;
   const stack: AvlNode[] = [];
@@ -122,12 +132,14 @@ function scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boole
   while ((node || stack.length) && out.length < want) {
     while (node) { stack.push(node); node = descending ? node.right : node.left; }
     const current = stack.pop()!;
-    const hits: Doc[] = [];
-    for (const d of current.data as Doc[]) {
-      if (!seen.has(d._id) && match(d)) { seen.add(d._id); hits.push(d); }
+    const data = current.data as Doc[];
+    if (data.length === 1) {
+      if (match(data[0])) out.push(data[0]);
+    } else {
+      const hits: Doc[] = [];
+      for (const d of data) if (match(d)) hits.push(d);
+      for (const d of topK(hits, tieCmp, want - out.length)) out.push(d);
     }
-    if (hits.length > 1) hits.sort(tieCmp);
-    for (const d of hits) { out.push(d); if (out.length === want) break; }
     node = descending ? current.left : current.right;
   }
   return out;
@@ -178,7 +190,14 @@ function compileCondition(c: Condition): (doc: Doc) => boolean {
   const { path, values } = c;
   const get = (doc: Doc) => getPath(doc, path);
   switch (c.op) {
-    case '$eq': case '$in': return (d) => equalsAny(get(d), values);
+    case '$eq': case '$in': {
+      // The common case, one primitive on a plain field: compare inline, fall back for arrays/objects.
+      if (values.length === 1 && !isObjectLike(values[0]) && path.indexOf('.') === -1) {
+        const want = values[0];
+        return (d) => { const v = d[path]; return v === want || (isObjectLike(v) && equalsAny(v, values)); };
+      }
+      return (d) => equalsAny(get(d), values);
+    }
     case '$ne': case '$nin': return (d) => !equalsAny(get(d), values);
     case '$exists': { const want = values[0] !== false; return (d) => (get(d) !== undefined) === want; }
     case '$gt': return (d) => comparesAny(get(d), values, (r) => r > 0);
