@@ -2,6 +2,7 @@
 import type { Module } from '../core/context.js';
 import { consoleModule } from './console/routes.js';
 import { testingModule } from './testing/routes.js';
+import { openapiModule } from './openapi/routes.js';
 import { authModule } from './auth/routes.js';
 import { usersModule } from './users/routes.js';
 import { databaseModule } from './database/routes.js';
@@ -15,6 +16,7 @@ import { credentialsModule } from './credentials/routes.js';
 export const modules: Module[] = [
   consoleModule,
   testingModule,
+  openapiModule,
   authModule,
   usersModule,
   databaseModule,

@@ -1,0 +1,199 @@
+// Builds OpenAPI operations and path items from short specs: security by access level, the list
+// query parameters, and the error responses each kind of request can answer (CONTRACT §3).
+import { FILTER_OPERATORS } from '../../storage/query.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../core/list-query.js';
+
+export type Schema = Record<string, unknown>;
+export type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+/** Who may call: nobody needs a token (`none`), a token is used when given (`optional`),
+ *  any signed-in user (`user`), an administrator (`admin`). */
+export type Access = 'none' | 'optional' | 'user' | 'admin';
+
+export interface Success {
+  status: number;
+  description: string;
+  /** JSON body schema; omitted for 204 and for non-JSON answers given in `content`. */
+  schema?: Schema;
+  content?: Record<string, Schema>;
+  headers?: Record<string, Schema>;
+}
+
+export interface OpSpec {
+  id: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  /** A list endpoint: limit, offset, sort, fields, filter[...] (and 400 for a bad query). */
+  list?: boolean;
+  /** More parameters (query, header). */
+  params?: Schema[];
+  /** JSON request body schema; validated (422). */
+  body?: Schema;
+  bodyRequired?: boolean;
+  /** A body that is not JSON (multipart, tus): its request body object as is. */
+  rawBody?: Schema;
+  ok: Success | Success[];
+  /** Statuses beyond the ones every request of its kind may answer (403, 409, 422, 429...). */
+  errors?: number[];
+}
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+export const listOf = (item: Schema): Schema => ({
+  type: 'object',
+  required: ['data', 'meta'],
+  properties: { data: { type: 'array', items: item }, meta: ref('ListMeta') },
+});
+
+export const json = (status: number, description: string, schema: Schema): Success => ({ status, description, schema });
+export const noContent = (description: string): Success => ({ status: 204, description });
+
+/** The reusable error responses, by status; each carries the contract's error body. */
+const ERROR_RESPONSES: Record<number, { name: string; code: string; description: string; headers?: Record<string, Schema> }> = {
+  400: { name: 'BadRequest', code: 'BAD_REQUEST', description: 'Malformed request: body not valid JSON or not an object, bad list query (limit, offset, sort, fields, unknown filter operator).' },
+  401: { name: 'Unauthorized', code: 'UNAUTHORIZED', description: 'Token missing where one is needed, or malformed, expired, revoked, of a deleted user or of another workspace (a bad token is refused even where none is needed); wrong credentials.' },
+  403: { name: 'Forbidden', code: 'FORBIDDEN', description: 'Valid token, insufficient rights (not an administrator, not the owner or a member).' },
+  404: { name: 'NotFound', code: 'NOT_FOUND', description: 'Unknown workspace, route, collection or `{id}`.' },
+  409: { name: 'Conflict', code: 'CONFLICT', description: 'Duplicate `_id`, duplicate email or name, unique index violated, or a state that forbids the change.' },
+  413: { name: 'PayloadTooLarge', code: 'PAYLOAD_TOO_LARGE', description: 'JSON body over 1 MiB, simple upload over 50 MiB (both configurable).' },
+  415: { name: 'UnsupportedMediaType', code: 'UNSUPPORTED_MEDIA_TYPE', description: 'The body is not of the content type this endpoint reads (application/json unless stated).' },
+  422: { name: 'ValidationError', code: 'VALIDATION_ERROR', description: 'Parsed but breaks a rule: `details` names the `field` and the `reason` (and lists every failure in `errors`).' },
+  429: {
+    name: 'RateLimited', code: 'RATE_LIMITED', description: 'Too many failed sign-ins for this email within a minute.',
+    headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+  },
+  503: {
+    name: 'Unavailable', code: 'UNAVAILABLE', description: 'The workspace is being imported or restored; retry shortly.',
+    headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+  },
+};
+
+export function errorResponses(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const r of Object.values(ERROR_RESPONSES)) {
+    out[r.name] = {
+      description: r.description,
+      ...(r.headers ? { headers: r.headers } : {}),
+      content: { 'application/json': { schema: ref('Error'), example: { error: { code: r.code, message: r.description.split(':')[0] } } } },
+    };
+  }
+  out.Internal = {
+    description: 'A bug: logged on the server with a request id; the body carries only that id.',
+    content: { 'application/json': { schema: ref('Error'), example: { error: { code: 'INTERNAL', message: 'Internal server error', details: { requestId: '6f1c...' } } } } },
+  };
+  return out;
+}
+
+/** The list query parameters (CONTRACT §6), referenced by every list endpoint. */
+export function listParameters(): Record<string, Schema> {
+  return {
+    limit: {
+      name: 'limit', in: 'query', description: `Page size: default ${DEFAULT_LIMIT}, above ${MAX_LIMIT} is taken as ${MAX_LIMIT}; 0 returns only \`meta.total\`.`,
+      schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT },
+    },
+    offset: { name: 'offset', in: 'query', description: 'Items skipped from the start of the list.', schema: { type: 'integer', minimum: 0, default: 0 } },
+    sort: {
+      name: 'sort', in: 'query', description: 'Comma-separated field paths; a leading `-` sorts descending: `sort=-createdAt,name`.',
+      schema: { type: 'string' }, example: '-createdAt',
+    },
+    fields: {
+      name: 'fields', in: 'query', description: 'Comma-separated field paths to return (plus `_id`): `fields=name,age`.',
+      schema: { type: 'string' },
+    },
+    filter: {
+      name: 'filter', in: 'query', style: 'deepObject', explode: true,
+      description: 'Filters, all of which must match: `filter[field]=value` (equality) and `filter[field][$op]=value` with '
+        + `${FILTER_OPERATORS.filter((o) => o !== '$eq').map((o) => `\`${o}\``).join(', ')} (also \`$eq\`). `
+        + '`$in` / `$nin` take comma-separated values; `$exists` takes `true` / `false`; `$contains` and `$startsWith` are case-insensitive on strings, '
+        + 'and `$contains` on an array matches an element. Dot paths reach nested fields (`filter[address.city]=Paris`). '
+        + 'Values are coerced by the field\'s schema type; without one, `25` / `true` / `null` match both the typed value and the string. '
+        + 'Any other operator is a 400. Example: `filter[age][$gte]=25&filter[role]=admin`.',
+      schema: {
+        type: 'object',
+        additionalProperties: {
+          oneOf: [
+            { type: 'string' },
+            { type: 'object', propertyNames: { enum: [...FILTER_OPERATORS] }, additionalProperties: { type: 'string' } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+const BODY_METHODS = new Set<Method>(['post', 'put', 'patch']);
+
+export function operation(method: Method, spec: OpSpec): Schema {
+  const statuses = new Set<number>([401, 404, 503, ...(spec.errors ?? [])]);
+  if (spec.access === 'admin') statuses.add(403);
+  if (spec.list) statuses.add(400);
+  // Every POST/PUT/PATCH body goes through the JSON reader (raw-body routes say their own).
+  if (BODY_METHODS.has(method) && !spec.rawBody) { statuses.add(400); statuses.add(413); statuses.add(415); }
+  if (spec.body) statuses.add(422);
+
+  const responses: Record<string, Schema> = {};
+  for (const ok of Array.isArray(spec.ok) ? spec.ok : [spec.ok]) {
+    const content = ok.content ?? (ok.schema ? { 'application/json': { schema: ok.schema } } : undefined);
+    responses[String(ok.status)] = { description: ok.description, ...(ok.headers ? { headers: ok.headers } : {}), ...(content ? { content } : {}) };
+  }
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    const r = ERROR_RESPONSES[status];
+    if (!r) throw new Error(`no error response for ${status}`);
+    responses[String(status)] = { $ref: `#/components/responses/${r.name}` };
+  }
+  responses.default = { $ref: '#/components/responses/Internal' };
+
+  const parameters = [
+    ...(spec.list ? ['limit', 'offset', 'sort', 'fields', 'filter'].map((p) => ({ $ref: `#/components/parameters/${p}` })) : []),
+    ...(spec.params ?? []),
+  ];
+  const requestBody = spec.rawBody
+    ?? (spec.body ? { required: spec.bodyRequired ?? true, content: { 'application/json': { schema: spec.body } } } : undefined);
+  return {
+    operationId: spec.id,
+    tags: [spec.tag],
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    ...securityOf(spec.access),
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}
+
+/** The document requires the bearer token by default; open endpoints say so. */
+function securityOf(access: Access): Schema {
+  if (access === 'none') return { security: [] };
+  if (access === 'optional') return { security: [{}, { bearerAuth: [] }] };
+  return {};
+}
+
+const PARAM_DOC: Record<string, string> = {
+  collection: 'Collection `_id`',
+  id: 'The object\'s `_id`',
+  channelId: 'Channel `_id`',
+  userId: 'User `_id`',
+  uploadId: 'tus upload id (the last segment of the `Location` of the creation request)',
+};
+
+/** A path item: its path parameters (from the template) once, then one operation per method. */
+export function pathItem(path: string, ops: Partial<Record<Method, OpSpec>>): Schema {
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  const item: Schema = {};
+  if (names.length) {
+    item.parameters = names.map((name) => ({
+      name, in: 'path', required: true, description: PARAM_DOC[name] ?? name, schema: { type: 'string' },
+    }));
+  }
+  for (const [method, spec] of Object.entries(ops) as Array<[Method, OpSpec]>) item[method] = operation(method, spec);
+  return item;
+}
+
+/** PUT and PATCH are the same partial update wherever PUT is accepted (CONTRACT §6). */
+export function putAndPatch(spec: OpSpec): { put: OpSpec; patch: OpSpec } {
+  return {
+    put: spec,
+    patch: { ...spec, id: `${spec.id}.patch`, summary: `${spec.summary} (PATCH: same as PUT)` },
+  };
+}

@@ -1,0 +1,184 @@
+// components.schemas of the OpenAPI document: the error body, list meta, the objects the API
+// answers with (written here), and the request bodies (converted from the modules' zod schemas,
+// so that the document says what the server validates).
+import { z } from 'zod';
+import { ERROR_STATUS, VALIDATION_REASONS } from '../../shared/error-codes.js';
+import { FIELD_TYPES } from '../../shared/models.js';
+import { EVENT_TYPES } from '../../shared/events.js';
+import * as db from '../database/schemas.js';
+import * as auth from '../auth/schemas.js';
+import * as users from '../users/schemas.js';
+import * as chats from '../chats/schemas.js';
+import * as hooks from '../webhooks/schemas.js';
+import * as scenarios from '../scenarios/schemas.js';
+import * as secrets from '../credentials/schemas.js';
+import { ref, type Schema } from './ops.js';
+
+/** A request body schema from a zod schema (JSON Schema 2020-12, the dialect of OpenAPI 3.1). */
+export function fromZod(schema: z.ZodType, extra: Schema = {}): Schema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema;
+  return { ...rest, ...extra };
+}
+
+const str: Schema = { type: 'string' };
+const id: Schema = { type: 'string', readOnly: true };
+const time: Schema = { type: 'string', format: 'date-time', readOnly: true, description: 'ISO 8601 UTC' };
+const obj = (properties: Record<string, Schema>, required: string[], extra: Schema = {}): Schema => ({ type: 'object', required, properties, ...extra });
+
+const setting = obj({
+  read: { type: 'string', enum: ['public', 'private', 'only-user'] },
+  write: { type: 'string', enum: ['public', 'private'] },
+  update: { type: 'string', enum: ['private', 'only-user'] },
+  remove: { type: 'string', enum: ['private', 'only-user'], description: 'Absent: follows `update`' },
+}, ['read', 'write', 'update'], { description: '`public` = anyone; `private` = any signed-in user; `only-user` = the record\'s owner (CONTRACT §5). Admins always pass.' });
+
+const field = obj({
+  _id: { type: 'string', description: 'The key of the field in records' },
+  name: str,
+  type: { type: 'string', enum: [...FIELD_TYPES] },
+  required: { type: 'boolean' },
+  unique: { type: 'boolean' },
+  default: { description: 'Applied on create when the field is absent' },
+  options: {
+    type: 'object', additionalProperties: true,
+    properties: {
+      values: { type: 'array', items: {}, description: '`enum`: the allowed values' },
+      collection: { type: 'string', description: '`reference`: the referenced collection' },
+      min: { type: 'number' }, max: { type: 'number' }, minLength: { type: 'integer' }, maxLength: { type: 'integer' },
+    },
+  },
+  createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'type', 'createdAt', 'updatedAt']);
+
+const view = obj({
+  _id: str, name: str, filter: { type: 'object', additionalProperties: true, description: 'Object filter: `{ "role": "admin", "age": { "$gte": 25 } }`' },
+  sort: str, fields: { type: 'array', items: str }, createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'filter', 'createdAt', 'updatedAt']);
+
+const index = obj({ _id: str, fields: { type: 'array', items: str }, unique: { type: 'boolean' }, createdAt: time }, ['_id', 'fields', 'unique', 'createdAt']);
+
+const collection = obj({
+  _id: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }, name: str, setting: ref('CollectionSetting'),
+  fields: { type: 'array', items: ref('Field') }, views: { type: 'array', items: ref('View') }, indexes: { type: 'array', items: ref('Index') },
+  createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'setting', 'fields', 'views', 'indexes', 'createdAt', 'updatedAt']);
+
+const record = obj({ _id: id, _owner: { type: 'string', description: 'User `_id` of the creator (absent for anonymous creates)' }, createdAt: time, updatedAt: time },
+  ['_id', 'createdAt', 'updatedAt'], { additionalProperties: true, description: 'A record: `_id`, the collection\'s fields (and any other keys given), `_owner`, timestamps' });
+
+const user = obj({ _id: id, email: { type: 'string', format: 'email' }, name: str, role: { type: 'string', description: '`admin` or `user` (other strings allowed, no powers)' }, createdAt: time, updatedAt: time },
+  ['_id', 'email', 'name', 'role', 'createdAt', 'updatedAt'], { additionalProperties: true, description: 'Profile fields beyond these are stored as given; a password or its hash never leaves the server.' });
+
+const loginResult = obj({
+  token: { type: 'string', description: 'Access token (JWT HS256; claims sub, app, role, sid, iat, exp; 15 min)' },
+  refreshToken: { type: 'string', description: 'Opaque, single use, rotating (30 days)' },
+  user: ref('User'),
+}, ['token', 'refreshToken', 'user']);
+
+const file = obj({
+  _id: id, name: str, size: { type: 'integer', description: 'Bytes' }, type: { type: 'string', description: 'Media type' },
+  url: { type: 'string', format: 'uri', description: '`{base_url}/app/{app_id}/storage/{_id}/download`' },
+  _owner: { type: ['string', 'null'] }, createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'size', 'type', 'url', 'createdAt', 'updatedAt']);
+
+const channel = obj({
+  _id: id, name: str, type: { type: 'string', enum: [...chats.CHANNEL_TYPES] }, description: str,
+  members: { type: 'array', items: str, description: 'User ids, in join order' }, _owner: str, createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'type', 'members', '_owner', 'createdAt', 'updatedAt']);
+
+const member = obj({ userId: str, name: str, role: { type: 'string', enum: ['owner', 'member'] }, joinedAt: { type: 'string', format: 'date-time' } }, ['userId', 'name', 'role', 'joinedAt']);
+
+const message = obj({
+  _id: id, channelId: str, text: str, type: { type: 'string', description: '`text` unless given' },
+  author: obj({ _id: str, name: str }, ['_id', 'name']), createdAt: time, updatedAt: time,
+}, ['_id', 'channelId', 'text', 'type', 'author', 'createdAt', 'updatedAt']);
+
+const webhook = obj({
+  _id: id, name: str, url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { type: 'string', description: `\`*\`, \`<group>.*\` or one of ${EVENT_TYPES.join(', ')}` } },
+  active: { type: 'boolean' }, filter: obj({ collection: str }, ['collection']), createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'url', 'events', 'active', 'createdAt', 'updatedAt']);
+
+const webhookLog = obj({
+  _id: id, webhookId: str, eventId: str, event: str, attempt: { type: 'integer' }, status: { type: 'string', enum: ['succeeded', 'failed'] },
+  durationMs: { type: 'number' }, error: { type: ['string', 'null'] },
+  request: obj({ url: str, headers: { type: 'object', additionalProperties: str }, body: str }, ['headers', 'body']),
+  response: { type: ['object', 'null'], properties: { status: { type: 'integer' }, body: { type: 'string', description: 'First 4 KiB' } } },
+  createdAt: time,
+}, ['_id', 'webhookId', 'eventId', 'event', 'attempt', 'status', 'durationMs', 'createdAt']);
+
+const trigger: Schema = {
+  type: 'object', required: ['type'], additionalProperties: true,
+  properties: {
+    type: { type: 'string', enum: [...scenarios.TRIGGER_TYPES] },
+    events: { type: 'array', items: str, description: '`event` trigger: patterns as for webhooks' },
+    filter: obj({ collection: str }, ['collection']),
+    cron: { type: 'string', description: '`schedule` trigger: cron pattern (5 fields, or 6 with seconds)' },
+    timezone: str,
+  },
+};
+
+const step: Schema = {
+  type: 'object', required: ['type'], additionalProperties: true,
+  properties: { type: { type: 'string', enum: [...scenarios.STEP_TYPES] } },
+  description: 'http { method, url, headers, body }; record.create { collection, data }; record.update { collection, id, data }; '
+    + 'record.delete { collection, id }; message.send { channelId, text, messageType }; delay { ms }. '
+    + 'Strings may use {{event.data...}}, {{steps.N.output...}}, {{secrets.NAME}}.',
+};
+
+const scenario = obj({
+  _id: id, name: str, description: str, active: { type: 'boolean' }, trigger: ref('Trigger'), steps: { type: 'array', items: ref('Step') },
+  createdAt: time, updatedAt: time,
+}, ['_id', 'name', 'active', 'trigger', 'steps', 'createdAt', 'updatedAt']);
+
+const execution = obj({
+  _id: id, scenarioId: str, status: { type: 'string', enum: ['running', 'succeeded', 'failed'] }, trigger: { type: 'object', additionalProperties: true },
+  startedAt: { type: 'string', format: 'date-time' }, finishedAt: { type: ['string', 'null'], format: 'date-time' },
+  durationMs: { type: ['number', 'null'] }, error: { type: ['string', 'null'] },
+  steps: { type: 'array', items: obj({ type: str, status: { type: 'string', enum: ['succeeded', 'failed', 'skipped'] }, output: {}, error: { type: ['string', 'null'] } }, ['type', 'status']) },
+}, ['_id', 'scenarioId', 'status', 'trigger', 'startedAt', 'steps']);
+
+const secret = obj({ _id: id, name: str, type: str, description: str, createdAt: time, updatedAt: time },
+  ['_id', 'name', 'type', 'description', 'createdAt', 'updatedAt'], { description: 'Secret metadata: the value is write-only and never returned.' });
+
+const error = obj({
+  error: obj({
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+    message: str,
+    details: {
+      type: 'object', additionalProperties: true,
+      properties: {
+        field: str,
+        reason: { type: 'string', enum: [...VALIDATION_REASONS] },
+        errors: { type: 'array', items: obj({ field: str, reason: { type: 'string', enum: [...VALIDATION_REASONS] }, message: str }, ['field', 'reason']) },
+        requestId: str,
+      },
+    },
+  }, ['code', 'message']),
+}, ['error']);
+
+/** Every named schema of the document but the per-collection records (records.ts adds those). */
+export function componentSchemas(): Record<string, Schema> {
+  return {
+    Error: error,
+    ListMeta: obj({ total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } }, ['total', 'limit', 'offset']),
+    CollectionSetting: setting, Collection: collection, Field: field, View: view, Index: index, Record: record,
+    User: user, LoginResult: loginResult, File: file, Channel: channel, Member: member, Message: message,
+    Webhook: webhook, WebhookCreated: { allOf: [ref('Webhook'), obj({ secret: { type: 'string', description: '`whsec_...`, shown this once' } }, ['secret'])] },
+    WebhookLog: webhookLog, Trigger: trigger, Step: step, Scenario: scenario, Execution: execution, Secret: secret,
+
+    CollectionCreate: fromZod(db.NewCollectionBody), CollectionUpdate: fromZod(db.CollectionPatchBody), CollectionUpdateById: fromZod(db.CollectionByIdBody),
+    FieldCreate: fromZod(db.NewFieldBody), FieldUpdate: fromZod(db.FieldPatchBody),
+    ViewCreate: fromZod(db.NewViewBody), ViewUpdate: fromZod(db.ViewPatchBody), IndexCreate: fromZod(db.NewIndexBody),
+    RecordInput: { type: 'object', additionalProperties: true, description: 'The record\'s fields' },
+    RegisterBody: fromZod(auth.RegisterBody), LoginBody: fromZod(auth.LoginBody), RefreshBody: fromZod(auth.RefreshBody),
+    LogoutBody: fromZod(auth.LogoutBody), ForgotPasswordBody: fromZod(auth.ForgotBody), ResetPasswordBody: fromZod(auth.ResetBody),
+    ProfileUpdate: fromZod(auth.UpdateMeBody, { description: `Profile fields; ${auth.ME_READ_ONLY.join(', ')} are read-only (422)` }),
+    ChangePasswordBody: fromZod(auth.ChangePasswordBody),
+    UserCreate: fromZod(users.CreateUserBody), UserUpdate: fromZod(users.UpdateUserBody),
+    ChannelCreate: fromZod(chats.createChannelSchema), ChannelUpdate: fromZod(chats.updateChannelSchema), MemberAdd: fromZod(chats.addMemberSchema),
+    MessageCreate: fromZod(chats.postMessageSchema), MessageUpdate: fromZod(chats.updateMessageSchema),
+    WebhookCreate: fromZod(hooks.NewWebhookBody), WebhookUpdate: fromZod(hooks.WebhookChangesBody),
+    ScenarioCreate: fromZod(scenarios.NewScenarioBody), ScenarioUpdate: fromZod(scenarios.ScenarioChangesBody),
+    SecretCreate: fromZod(secrets.NewCredentialBody), SecretUpdate: fromZod(secrets.CredentialChangesBody),
+  };
+}
