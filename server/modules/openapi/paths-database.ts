@@ -40,10 +40,10 @@ export function databasePaths(): Record<string, Schema> {
         description: 'Missing `setting` keys default to `private`. A collection without fields is schemaless.',
         body: ref('CollectionCreate'), ok: json(201, 'The collection', ref('Collection')), errors: [409],
       },
-      put: {
+      ...putAndPatch({
         id: 'collections.updateById', tag: COLLECTIONS, summary: 'Update the collection named by `_id`', access: 'admin',
         body: ref('CollectionUpdateById'), ok: json(200, 'The collection', ref('Collection')), errors: [404],
-      },
+      }),
     }),
     // One path item for the collection (PUT/PATCH/DELETE) and its records (GET/POST), as served.
     '/database/{collection}': pathItem('/database/{collection}', {

@@ -23,11 +23,13 @@ export function fieldSchema(f: FieldDef): Schema {
     case 'enum': s = { enum: [...(o.values ?? []), ...(f.required ? [] : [null])] }; break;
     case 'json': s = { description: 'Any JSON value' }; break;
     case 'array': s = { type: 'array', items: {}, ...len('minItems', 'maxItems') }; break;
-    case 'reference': s = { type: 'string', description: `\`_id\` of a record of \`${String(o.collection ?? '')}\`` }; break;
-    case 'file': s = { type: 'string', description: 'File `_id` (`/storage/{id}`)' }; break;
-    case 'user': s = { type: 'string', description: 'User `_id`' }; break;
+    case 'reference': s = { type: 'string', minLength: 1, maxLength: 200, description: `\`_id\` of a record of \`${String(o.collection ?? '')}\`` }; break;
+    case 'file': s = { type: 'string', minLength: 1, maxLength: 200, description: 'File `_id` (`/storage/{id}`)' }; break;
+    case 'user': s = { type: 'string', minLength: 1, maxLength: 200, description: 'User `_id`' }; break;
     default: s = {};
   }
+  // A required field may not be null, nor an empty string (validation.ts).
+  if (f.required && s.type === 'string' && s.minLength === undefined) s = { ...s, minLength: 1 };
   if (!f.required && typeof s.type === 'string') s = { ...s, type: [s.type, 'null'] };
   return {
     ...s,
