@@ -47,8 +47,10 @@ export interface HomebaseData {
   /** The token the benchmark sends: a signed-in user's when users + login exist, else the admin's. */
   token: string;
   tokenKind: 'user' | 'admin';
-  /** Milliseconds from spawn to the first records response, with the collection empty. */
+  /** Milliseconds from spawn to the first response (health), with the collection empty. */
   emptyStartMs: number;
+  /** Milliseconds from spawn to the first page of records, with the collection empty. */
+  emptyRecordsMs: number;
 }
 
 function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: string): string[] {
@@ -92,9 +94,11 @@ export async function prepareHomebase(source = false): Promise<HomebaseData> {
       if ((login.status === 200 || login.status === 201) && typeof login.body?.token === 'string') { token = login.body.token; tokenKind = 'user'; }
     }
     await first.stop();
+    const emptyHealth = await startHomebase({ dir, consoleToken, token, source }, '/api/health');
+    await emptyHealth.stop();
     const empty = await startHomebase({ dir, consoleToken, token, source });
     await empty.stop();
-    return { dir, source, consoleToken, token, tokenKind, emptyStartMs: empty.startMs };
+    return { dir, source, consoleToken, token, tokenKind, emptyStartMs: emptyHealth.startMs, emptyRecordsMs: empty.startMs };
   } catch (err) {
     await first.stop();
     await rm(dir, { recursive: true, force: true });
