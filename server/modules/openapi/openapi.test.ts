@@ -105,6 +105,25 @@ const ADDITIONS = [
 ];
 
 const hasPythonValidator = spawnSync('python3', ['-c', 'import openapi_spec_validator'], { stdio: 'ignore' }).status === 0;
+const hasJsonSchema = spawnSync('python3', ['-c', 'import jsonschema'], { stdio: 'ignore' }).status === 0;
+
+/** Validates each [schema name, value] against the document's components with a real JSON Schema
+ *  2020-12 validator (Python jsonschema); returns the failures. */
+function schemaFailures(doc: Json, cases: Array<[string, unknown]>): string[] {
+  const script = [
+    'import json, sys',
+    'from jsonschema import Draft202012Validator',
+    'data = json.load(sys.stdin)',
+    'doc = data["doc"]',
+    'for name, value in data["cases"]:',
+    '    schema = dict(doc, **{"$ref": "#/components/schemas/" + name})',
+    '    for e in Draft202012Validator(schema).iter_errors(value):',
+    '        print(name + ": " + "/".join(map(str, e.absolute_path)) + ": " + e.message[:200])',
+  ].join('\n');
+  const run = spawnSync('python3', ['-c', script], { input: JSON.stringify({ doc, cases }), encoding: 'utf8' });
+  if (run.status !== 0) return [run.stderr];
+  return run.stdout.split('\n').filter(Boolean);
+}
 
 describe('GET /openapi.json', () => {
   it('is served without a token, as OpenAPI 3.1, never cached', async () => {
@@ -148,6 +167,47 @@ describe('GET /openapi.json', () => {
     const run = spawnSync('python3', ['-c', 'import json,sys\nfrom openapi_spec_validator import validate\nvalidate(json.load(sys.stdin))\nprint("ok")'], { input: JSON.stringify(doc), encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe('ok');
+  });
+
+  it.skipIf(!hasJsonSchema)('matches what the server really answers (objects validated against their schemas)', async () => {
+    await t.req('POST', '/database', { body: { _id: 'shop', setting: { read: 'public', write: 'public' } } });
+    for (const f of [
+      { _id: 'sku', type: 'string', required: true }, { _id: 'price', type: 'number' }, { _id: 'kind', type: 'enum', options: { values: ['a', 'b'] } },
+      { _id: 'at', type: 'date' }, { _id: 'tags', type: 'array' }, { _id: 'buyer', type: 'user' },
+    ]) expect((await t.req('POST', '/database/shop/fields', { body: f })).status).toBe(201);
+    await t.req('POST', '/database/shop/views', { body: { _id: 'cheap', filter: { price: { $lt: 10 } } } });
+    await t.req('POST', '/database/shop/indexes', { body: { fields: ['sku'], unique: true } });
+    const me = (await t.req('GET', '/auth/me')).body;
+    const record = (await t.req('POST', '/database/shop', { body: { sku: 'X1', price: 9.5, kind: null, at: '2024-05-01T10:00:00Z', tags: ['t'], buyer: me._id, more: { free: 1 } } })).body;
+    const anonymous = (await t.req('POST', '/database/shop', { token: null, body: { sku: 'X2' } })).body;
+    const login = (await t.req('POST', '/auth/login', { token: null, body: { email: t.adminEmail, password: t.adminPassword } })).body;
+    const bob = await t.user('Bob');
+    const channel = (await t.req('POST', '/chats/channels', { body: { name: 'general' } })).body;
+    const member = (await t.req('POST', `/chats/${channel._id}/members`, { body: { userId: bob._id } })).body;
+    const message = (await t.req('POST', `/chats/${channel._id}/messages`, { body: { text: 'hi' } })).body;
+    const webhook = (await t.req('POST', '/webhooks', { body: { name: 'h', url: 'http://127.0.0.1:9/x', events: ['record.*'], active: false } })).body;
+    const secret = (await t.req('POST', '/credentials', { body: { name: 'API_KEY', value: 'v' } })).body;
+    const scenario = (await t.req('POST', '/scenarios', { body: { name: 's', steps: [{ type: 'delay', ms: 0 }] } })).body;
+    const execution = (await t.req('POST', `/scenarios/${scenario._id}/run`)).body;
+    const form = new FormData();
+    form.append('file', new Blob(['hello']), 'a.txt');
+    const file = await (await fetch(`${t.api}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${t.adminToken}` }, body: form })).json();
+    const invalid = (await t.req('POST', '/database/shop', { body: { price: 'x' } })).body;
+
+    const doc = await getDoc();
+    const cases: Array<[string, unknown]> = [
+      ['Record.shop', record], ['Record.shop', anonymous], ['RecordCreate.shop', { sku: 'X3', kind: 'a' }], ['Record', record],
+      ['Collection', (await t.req('GET', '/database')).body.data.find((c: Json) => c._id === 'shop')],
+      ['User', me], ['LoginResult', login], ['Channel', channel], ['Member', member], ['Message', message],
+      ['WebhookCreated', webhook], ['Webhook', (await t.req('GET', `/webhooks/${webhook._id}`)).body], ['Secret', secret],
+      ['Scenario', scenario], ['Execution', execution], ['File', file], ['Error', invalid],
+      ['Error', (await t.req('GET', '/database/shop/nope')).body], ['Error', (await t.req('GET', '/users', { token: null })).body],
+    ];
+    expect(cases.filter(([, value]) => value === undefined).map(([name]) => name)).toEqual([]);
+    expect(schemaFailures(doc, cases)).toEqual([]);
+    // The validator does reject what the schema forbids.
+    expect(schemaFailures(doc, [['RecordCreate.shop', { price: 'x' }]])).toEqual([expect.stringContaining("'sku' is a required property"), expect.stringMatching(/^RecordCreate.shop: price: /)]);
+    expect(schemaFailures(doc, [['Record.shop', { ...record, kind: 'c' }]])).toEqual([expect.stringMatching(/^Record.shop: kind: /)]);
   });
 
   it('describes every endpoint of the reference, PATCH wherever PUT is, and the additions', async () => {
