@@ -23,9 +23,31 @@ export function jsonBody(limit: number, skip: (req: Request) => boolean = () => 
       if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
         return next(ApiError.badRequest('Request body must be a JSON object'));
       }
+      if (tooDeep(req.body, MAX_JSON_DEPTH)) {
+        return next(ApiError.badRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+      }
       next();
     });
   };
+}
+
+/** Deepest nesting of objects and arrays a JSON body may have. JSON.parse copes with any depth,
+ *  but everything after it that walks a value recursively (JSON.stringify of the answer, the
+ *  store's copies and key checks, validators) overflows the stack near 10,000 levels: a 500. */
+export const MAX_JSON_DEPTH = 256;
+
+/** Is `value` nested deeper than `max` levels? Iterative, so that the check itself cannot overflow. */
+export function tooDeep(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** DNS-rebinding guard for a loopback-bound server: Host must be an IP literal, localhost or *.localhost. */
