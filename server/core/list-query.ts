@@ -123,8 +123,9 @@ function parseLimit(raw: unknown): number {
 function parseNonNegative(raw: unknown, name: string, fallback: number): number {
   if (raw === undefined) return fallback;
   const s = single(raw, name);
-  if (!/^\d{1,15}$/.test(s)) throw ApiError.badRequest(`'${name}' must be a non-negative integer`, { field: name });
-  return Number(s);
+  if (!/^\d+$/.test(s)) throw ApiError.badRequest(`'${name}' must be a non-negative integer`, { field: name });
+  // Any run of digits is an integer: a huge limit is taken as the maximum (CONTRACT §6), a huge offset as past the end.
+  return Math.min(Number(s), Number.MAX_SAFE_INTEGER);
 }
 
 function parsePaths(raw: string, name: string): string[] {
@@ -133,6 +134,10 @@ function parsePaths(raw: string, name: string): string[] {
 
 function assertPath(path: string, name: string) {
   if (!PATH.test(path)) throw ApiError.badRequest(`Invalid field path '${path}' in ${name}`, { field: name });
+  // A document without such a field would still "have" it through Object.prototype (`constructor`,
+  // `toString`...): filters would match every document and `__proto__` reaches the prototype.
+  const reserved = path.split('.').find((seg) => seg === 'prototype' || seg in Object.prototype);
+  if (reserved) throw ApiError.badRequest(`'${reserved}' cannot be used as a field name in ${name}`, { field: name });
 }
 
 function single(raw: unknown, name: string): string {
