@@ -42,11 +42,14 @@ export const databaseModule: Module = {
       res.status(201).json(await createCollection(req.ws, parseBody(NewCollectionBody, req.body)));
     });
 
-    router.put('/database', async (req, res) => {
+    // PATCH is accepted wherever PUT is (CONTRACT §6).
+    const patchCollectionById = async (req: Request, res: Response) => {
       requireAdmin(req);
       const body = parseBody(CollectionByIdBody, req.body);
       res.json(await updateCollection(req.ws, body._id, body));
-    });
+    };
+    router.put('/database', patchCollectionById);
+    router.patch('/database', patchCollectionById);
 
     const patchCollection = async (req: Request, res: Response) => {
       requireAdmin(req);
