@@ -10,6 +10,7 @@ import { acquireLock } from './storage/lock.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './core/context.js';
 import { buildApp } from './app.js';
+import { ApiError } from './core/errors.js';
 import { modules } from './modules/index.js';
 import { createWorkspace } from './modules/console/service.js';
 import { applySeed } from './modules/testing/seed.js';
@@ -88,6 +89,7 @@ export interface StartedServer extends HomebaseServer {
 export async function startServer(options: ServerOptions = {}): Promise<StartedServer> {
   const base = await createServer(options);
   const server = http.createServer({ keepAliveTimeout: 5000 }, base.app);
+  server.on('clientError', answerClientError);
   server.on('upgrade', (req, socket, head) => {
     for (const handle of base.ctx.upgradeHandlers) if (handle(req, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -129,4 +131,22 @@ export async function startServer(options: ServerOptions = {}): Promise<StartedS
     reset: (opts) => resetWorkspace(base.ctx, base.ctx.registry.require(base.config.workspace), opts),
     close,
   };
+}
+
+/** A request Node's HTTP parser refuses (a malformed request line or Content-Length, bytes past
+ *  the declared body, headers over the 16 KiB limit) gets the contract's error body instead of
+ *  Node's bare status line; as in Node's default handler, the connection is then closed. */
+function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      socket.write('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    } else {
+      const message = err.code === 'HPE_HEADER_OVERFLOW' ? 'Request line and headers are over the 16 KiB limit' : 'Malformed HTTP request';
+      const body = JSON.stringify(ApiError.badRequest(message).toBody());
+      socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+        + `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
+    }
+  }
+  socket.destroy(err);
 }
