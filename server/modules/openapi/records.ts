@@ -20,7 +20,7 @@ export function fieldSchema(f: FieldDef): Schema {
     case 'number': s = { type: 'number', ...num('min', 'minimum'), ...num('max', 'maximum') }; break;
     case 'integer': s = { type: 'integer', ...num('min', 'minimum'), ...num('max', 'maximum') }; break;
     case 'boolean': s = { type: 'boolean' }; break;
-    case 'enum': s = { enum: [...(o.values ?? []), ...(f.required ? [] : [null])] }; break;
+    case 'enum': s = { enum: [...(Array.isArray(o.values) ? o.values : []), ...(f.required ? [] : [null])] }; break;
     case 'json': s = { description: 'Any JSON value' }; break;
     case 'array': s = { type: 'array', items: {}, ...len('minItems', 'maxItems') }; break;
     case 'reference': s = { type: 'string', minLength: 1, maxLength: 200, description: `\`_id\` of a record of \`${String(o.collection ?? '')}\`` }; break;
@@ -96,7 +96,8 @@ const RULE: Record<AccessLevel, string> = {
 export function collectionPaths(c: CollectionDef): Record<string, Schema> {
   const names = recordNames(c);
   const tag = `records: ${c._id}`;
-  const s = c.setting;
+  // Missing keys (hand-edited or imported settings) read as the database module's defaults.
+  const s: CollectionDef['setting'] = Object.assign({ read: 'private', write: 'private', update: 'private' }, c.setting);
   const remove = s.remove ?? s.update;
   const forbidden = (level: AccessLevel) => (level === 'only-user' ? [403] : []);
   const rule = (op: string, level: AccessLevel) => `\`setting.${op}\` = \`${level}\`: ${RULE[level]}.`;
