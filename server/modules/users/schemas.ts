@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/errors.js';
 import type { FieldError } from '../../shared/error-codes.js';
+import { checkKeys } from '../database/validation.js';
 
 export const EmailSchema = z.email().max(254);
 export const PasswordSchema = z.string().min(8).max(72);
@@ -20,6 +21,9 @@ export function assertWritable(body: unknown, readOnly: readonly string[]): void
   for (const key of Object.keys(body)) {
     if (readOnly.includes(key)) errors.push({ field: key, reason: 'read_only', message: `'${key}' is read-only` });
     else if (key.startsWith('$') || key.includes('.') || key === '') errors.push({ field: key, reason: 'format', message: 'Field names may not be empty, start with $ or contain a dot' });
+    // Keys inside a profile field's value (`meta.$gt`) are named too: the store would refuse
+    // them with no field to point at.
+    else errors.push(...checkKeys({ [key]: (body as Record<string, unknown>)[key] }));
   }
   if (errors.length) throw ApiError.validation(errors);
 }
