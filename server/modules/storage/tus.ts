@@ -4,6 +4,7 @@
 // signed-in user, and an unfinished upload can only be continued by the user who began it (or
 // an admin). A finished upload becomes a file object whose `_id` is the upload id.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
@@ -11,12 +12,15 @@ import { Server as TusServer, EVENTS, type Upload } from '@tus/server';
 import { FileStore } from '@tus/file-store';
 import type { AppContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/error-codes.js';
 import { actorOf, requireUser } from '../../core/auth.js';
 import { isValidId, newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { cleanName, cleanType } from './names.js';
 import { exists, type StorageService } from './service.js';
+
+const CODE_OF_STATUS = new Map(Object.entries(ERROR_STATUS).map(([code, status]) => [status as number, code as ErrorCode]));
 
 /** The Express request behind the tus call being handled (tus hooks only see a web Request). */
 const currentRequest = new AsyncLocalStorage<Request>();
@@ -101,14 +105,29 @@ export class TusUploads {
         await this.finish(ws, area.tus, upload);
         return {};
       },
-      // Never let an internal error message (which may hold a path) reach the client.
+      // Never let an internal error message (which may hold a path) reach the client: the body
+      // carries only a request id, which the log line has too.
       onResponseError: (_req, err) => {
         const status = (err as { status_code?: number }).status_code ?? 500;
         if (status < 500) return undefined;
-        logger.error({ err, workspace: ws.id }, 'tus upload failed');
-        return { status_code: 500, body: 'Internal server error\n' };
+        const requestId = randomUUID();
+        logger.error({ err, requestId, workspace: ws.id }, 'tus upload failed');
+        return { status_code: 500, body: requestId };
       },
     });
+    // Error answers in the contract's shape, like every other route, wherever the status has a
+    // code of CONTRACT §3; the tus-only statuses (410 expired, 412 version, 460 checksum) keep
+    // tus's own plain text, which tus clients know.
+    const write = server.write.bind(server);
+    server.write = (context, headers, status, body = '') => {
+      const code = CODE_OF_STATUS.get(status);
+      if (status < 400 || !code) return write(context, headers, status, body);
+      const error = code === 'INTERNAL'
+        ? new ApiError(code, 'Internal server error', { requestId: body })
+        : new ApiError(code, body.trim() || 'Bad request');
+      headers.set('Content-Type', 'application/json; charset=utf-8');
+      return write(context, headers, status, JSON.stringify(error.toBody()));
+    };
     // Once the response to the last chunk is built, the finished upload leaves the tus folder
     // (its bytes were linked into the files folder by finish()).
     server.on(EVENTS.POST_FINISH, (_req, _res, upload: Upload) => {
