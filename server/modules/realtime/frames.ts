@@ -3,6 +3,7 @@
 // chats service as REST. Also the re-checks of a socket's session and subscriptions.
 import type { AppContext } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../../core/http.js';
 import { checkAccess } from '../database/access.js';
 import { sessionsStore, type SessionDoc } from '../auth/sessions.js';
 import { findUser } from '../users/repo.js';
@@ -77,6 +78,10 @@ export async function handleFrame(ctx: AppContext, hub: Hub, client: Client, raw
     frame = parsed as Record<string, unknown>;
   } catch {
     return hub.send(client, errorFrame(ApiError.badRequest('Frames must be JSON objects'), {}));
+  }
+  // Same bound as HTTP bodies: echoing a 10,000-deep `type` overflowed JSON.stringify (INTERNAL).
+  if (tooDeep(frame, MAX_JSON_DEPTH)) {
+    return hub.send(client, errorFrame(ApiError.badRequest(`Frames may be nested at most ${MAX_JSON_DEPTH} levels deep`), {}));
   }
   const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : undefined;
   const topic = typeof frame.topic === 'string' ? frame.topic : undefined;
