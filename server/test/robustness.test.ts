@@ -355,6 +355,45 @@ describe('keys the store cannot hold are named in the 422', () => {
   });
 });
 
+describe('realtime: hostile frames get an error frame, and the socket lives on', () => {
+  const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+  // [case, raw frame]
+  const FRAMES: Array<[string, string]> = [
+    ['invalid JSON', '{nope'],
+    ['a JSON array', '[1]'],
+    ['JSON null', 'null'],
+    ['no type', '{}'],
+    ['an unknown type', '{"type":"explode"}'],
+    ['a type nested 10,000 deep', `{"type":${deep}}`],
+    ['a frame nested 10,000 deep', `{"type":"subscribe","topic":"chat:x","extra":${deep}}`],
+    ['a topic of the wrong type', '{"type":"subscribe","topic":{"a":1}}'],
+    ['an unknown topic kind', '{"type":"subscribe","topic":"nope:x"}'],
+    ['topic chat:constructor', '{"type":"subscribe","topic":"chat:constructor"}'],
+    ['topic database:__proto__', '{"type":"subscribe","topic":"database:__proto__"}'],
+    ['topic database:toString', '{"type":"subscribe","topic":"database:toString"}'],
+    ['a 10,000-char topic', `{"type":"subscribe","topic":"chat:${'a'.repeat(10_000)}"}`],
+    ['unsubscribe without topic', '{"type":"unsubscribe"}'],
+    ['message to an unknown channel', '{"type":"message","channelId":"constructor","text":"hi"}'],
+    ['message with object text', '{"type":"message","channelId":"x","text":{"a":1}}'],
+    ['message with __proto__', '{"type":"message","__proto__":{"polluted":true},"channelId":"x","text":"hi"}'],
+  ];
+  it.each(FRAMES)('%s', async (_name, raw) => {
+    const { TestSocket, realtimeUrl } = await import('../modules/realtime/test-socket.js');
+    const s = await TestSocket.open(realtimeUrl(t.api, t.adminToken));
+    try {
+      s.send(raw);
+      const reply = await s.next((fr) => fr.type === 'error');
+      expect(reply.code).not.toBe('INTERNAL');
+      expect(JSON.stringify(reply)).not.toMatch(/\n\s+at |\/work\/|node_modules/);
+      const ok = await s.subscribe(`chat:${f.ids.channel}`);
+      expect(ok.type).toBe('subscribed');
+    } finally {
+      s.close();
+    }
+    expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
 describe('Content-Length mismatches', () => {
   /** Writes a raw request and reads the raw answer (or the close). */
   const rawRequest = (head: string, body: string, halfClose = true) => new Promise<string>((resolve, reject) => {
