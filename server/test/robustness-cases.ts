@@ -168,11 +168,18 @@ export function problemsOf(res: Hit, expected?: number[]): string[] {
     if (!shapeOk) out.push(`error shape: ${res.text.slice(0, 160)}`);
   }
   if (LEAK.test(res.text)) out.push(`leak: ${res.text.match(LEAK)![0]}`);
+  // Hashes only ever leave inside a console export; a webhook secret only in its creation answer.
+  const path = res.url ? new URL(res.url).pathname.replace(/\/+$/, '') : '';
+  if (!path.endsWith('/export') && SECRET_LEAK.test(res.text)) out.push(`secret leak: ${res.text.match(SECRET_LEAK)![0]}`);
+  if (res.text.includes('whsec_') && !(res.method === 'POST' && res.status === 201 && path.endsWith('/webhooks'))) out.push('secret leak: whsec_');
   return out.map((p) => `${res.status}: ${p}`);
 }
 
 /** A stack frame, a stack property, a source path of this machine or a module folder. */
 const LEAK = /\n\s+at |\bat [\w.<>$]+ \(|"stack"|\/work\/|\/home\/|\/tmp\/|node_modules|[A-Z]:\\|\.[tj]s:\d+/;
+
+/** Password, refresh and reset hashes, bcrypt strings, and the fixture secret's value. */
+const SECRET_LEAK = /passwordHash|refreshHash|tokenHash|\$2[aby]\$\d\d\$|top-secret-value/;
 
 // ---- hostile inputs --------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ export interface Fixture {
 
 /** The raw fetch used by every case: full URL, any method, headers and body; never throws on
  *  a status, reports a hang as status -1. */
-export interface Hit { status: number; text: string; body: any; headers: Headers }
+export interface Hit { status: number; text: string; body: any; headers: Headers; url?: string; method?: string }
 
 export async function hit(url: string, method: string, o: { token?: string | null; headers?: Record<string, string>; raw?: BodyInit } = {}): Promise<Hit> {
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
@@ -30,7 +30,7 @@ export async function hit(url: string, method: string, o: { token?: string | nul
     const text = await res.text();
     let body: unknown;
     try { body = text ? JSON.parse(text) : undefined; } catch { body = text; }
-    return { status: res.status, text, body, headers: res.headers };
+    return { status: res.status, text, body, headers: res.headers, url, method };
   } catch (err) {
     return { status: -1, text: String((err as Error).message), body: undefined, headers: new Headers() };
   }
