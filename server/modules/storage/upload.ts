@@ -62,7 +62,10 @@ export function receiveFile(req: Request, incomingDir: string, limit: number): P
       settled = true;
       req.unpipe(parser);
       req.resume();
-      part?.destroy(); // ends the writer: the parser will not see the rest of the part any more
+      // Ends the writer: the parser will not see the rest of the part any more. With an error:
+      // a busboy part destroyed without one never settles the pipeline, so the writer stayed
+      // open and the .part file was never removed (an over-limit upload left it behind).
+      part?.destroy(new Error('upload abandoned'));
       // Remove the temporary file only once its writer has closed, so it cannot be re-created.
       if (tempPath) {
         const path = tempPath;
