@@ -307,6 +307,35 @@ describe('nothing half-written', () => {
   });
 });
 
+describe('limits leave nothing behind', () => {
+  it('an upload over the limit is a 413 and leaves no file object and no bytes', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const { storageOf } = await import('../modules/storage/service.js');
+    const small = await startTestServer({ uploadLimit: 1024, importLimit: 2048 });
+    try {
+      const ws = small.srv.ctx.registry.require(small.workspace);
+      const area = await storageOf(small.srv.ctx).area(ws);
+      const form = new FormData();
+      form.append('file', new Blob(['x'.repeat(4096)]), 'big.bin');
+      const res = await hit(`${small.api}/storage/upload`, 'POST', { token: small.adminToken, raw: form });
+      expect(problemsOf(res, [413])).toEqual([]);
+      expect((await small.req('GET', '/storage?limit=0')).body.meta.total).toBe(0);
+      // The part file goes once its writer has closed, just after the answer: wait for it.
+      for (let i = 0; i < 100 && (await readdir(area.incoming)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await readdir(area.incoming)).toEqual([]);
+      expect(await readdir(area.files)).toEqual([]);
+      // An import over its own limit: a 413, and the workspace is untouched.
+      const big = await hit(`${small.url}/workspaces/${small.workspace}/import`, 'POST', {
+        token: small.consoleToken, headers: { 'content-type': 'application/json' }, raw: JSON.stringify({ format: 'homebase-dump', version: 1, pad: 'x'.repeat(4096) }),
+      });
+      expect(problemsOf(big, [413])).toEqual([]);
+      expect((await small.req('GET', '/auth/me')).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('tus requests with bad headers', () => {
   const tus = () => `${t.api}/storage/upload/tus`;
   const V = { 'tus-resumable': '1.0.0' };
