@@ -307,6 +307,25 @@ describe('nothing half-written', () => {
   });
 });
 
+describe('the same create sent 10 times at once: one 201, the rest 409, never a 5xx', () => {
+  const RACES: Array<[string, string, (u: string) => unknown, boolean]> = [
+    ['a collection id', '/database', (u) => ({ _id: `race${u}` }), true],
+    ['a record id', '/database/things', (u) => ({ _id: `r${u}`, name: 'x' }), true],
+    ['a user email', '/users', (u) => ({ email: `race-${u}@example.test`, password: 'password-123' }), true],
+    ['a registration email', '/auth/register', (u) => ({ email: `reg-${u}@example.test`, password: 'password-123' }), false],
+    ['a secret name', '/credentials', (u) => ({ name: `RACE${u}`, value: 'v' }), true],
+    ['a field id', '/database/things/fields', (u) => ({ _id: `race${u}`, type: 'string' }), true],
+    ['a view id', '/database/things/views', (u) => ({ _id: `race${u}` }), true],
+  ];
+  it.each(RACES)('%s', async (_name, path, body, admin) => {
+    const u = f.uniq();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => t.req('POST', path, { body: body(u), ...(admin ? {} : { token: null }) })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([201, ...Array(9).fill(409)]);
+    for (const a of answers) expect(problemsOf(a as Hit)).toEqual([]);
+  });
+});
+
 describe('limits leave nothing behind', () => {
   it('an upload over the limit is a 413 and leaves no file object and no bytes', async () => {
     const { readdir } = await import('node:fs/promises');
