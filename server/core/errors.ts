@@ -88,6 +88,8 @@ export function toApiError(err: unknown): ApiError {
   if (e?.type === 'entity.parse.failed') return ApiError.badRequest('Request body is not valid JSON');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return ApiError.unsupportedMediaType('Unsupported body encoding');
   if (e?.type === 'request.aborted') return ApiError.badRequest('Request aborted');
+  // Express could not decode a path parameter (`/users/%ZZ`).
+  if (err instanceof URIError) return ApiError.badRequest('The path holds malformed percent-encoding');
   if (e?.errorType === 'uniqueViolated') return ApiError.conflict('A unique constraint was violated', { key: e.key as string });
   const status = e?.status ?? e?.statusCode;
   if (status && status >= 400 && status < 500) return new ApiError('BAD_REQUEST', 'Bad request');
