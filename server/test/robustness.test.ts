@@ -138,6 +138,14 @@ describe('hostile ids in paths get a 4xx', () => {
     });
   });
 
+  it('malformed percent-encoding is a 400 that says so', async () => {
+    for (const path of ['/database/things/%E0%A4%A', '/users/%ZZ', '/database/%']) {
+      const res = await t.req('GET', path);
+      expect(problemsOf(res as Hit, [400]), path).toEqual([]);
+      expect(res.body.error.message).toMatch(/percent-encoding/);
+    }
+  });
+
   it('empty segments and trailing slashes', async () => {
     const shapes: Array<[string, (p: string) => string]> = [
       ['trailing slash', (p) => `${p}/`],
