@@ -51,7 +51,7 @@ export function receiveFile(req: Request, incomingDir: string, limit: number): P
 
     let tempPath: string | undefined;
     let writing: Promise<void> | undefined;
-    let part: NodeJS.ReadableStream & { destroy(): void } | undefined;
+    let part: NodeJS.ReadableStream & { destroy(error?: Error): void } | undefined;
     let filename: string | undefined;
     let mimeType: string | undefined;
     let size = 0;
