@@ -82,7 +82,8 @@ export function validateData(fields: FieldDef[], data: Record<string, unknown>, 
   const errors: FieldError[] = [];
   let out = data;
   for (const f of fields) {
-    let v = out[f._id];
+    // Own keys only: a field named `constructor` or `toString` is otherwise "given" by Object.prototype.
+    let v = Object.hasOwn(out, f._id) ? out[f._id] : undefined;
     if (v === undefined && mode === 'create' && f.default !== undefined) {
       v = structuredClone(f.default);
       out = out === data ? { ...data } : out;
