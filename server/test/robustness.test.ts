@@ -397,6 +397,30 @@ describe('tus requests with bad headers', () => {
   });
 });
 
+describe('ids and field names that are Object.prototype members', () => {
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf'])('%s works as a collection, record, field, view, index, secret and workspace id', async (id) => {
+    const answers: Array<[string, Hit, number]> = [];
+    const step = async (what: string, res: { status: number }, expected: number) => { answers.push([what, res as Hit, expected]); return res; };
+    await step('collection', await t.req('POST', '/database', { body: { _id: id } }), 201);
+    await step('field', await t.req('POST', `/database/${id}/fields`, { body: { _id: id, type: 'string' } }), 201);
+    await step('view', await t.req('POST', `/database/${id}/views`, { body: { _id: id } }), 201);
+    await step('index', await t.req('POST', `/database/${id}/indexes`, { body: { _id: `i${id}`, fields: ['name'] } }), 201);
+    // A record without the field named like a prototype member must not "have" it.
+    await step('record without the field', await t.req('POST', `/database/${id}`, { body: { name: 'x' } }), 201);
+    await step('record with the field', await t.req('POST', `/database/${id}`, { body: { _id: id, [id]: 'v' } }), 201);
+    await step('record read', await t.req('GET', `/database/${id}/${id}`), 200);
+    await step('view read', await t.req('GET', `/database/${id}/views/${id}`), 200);
+    await step('list with the view', await t.req('GET', `/database/${id}?view=${id}`), 200);
+    await step('secret', await t.req('POST', '/credentials', { body: { name: `${id}_${f.uniq()}`, value: 'v' } }), 201);
+    await step('collection delete', await t.req('DELETE', `/database/${id}`), 204);
+    await step('workspace', await t.consoleReq('POST', '/workspaces', { _id: id }), 201);
+    await step('workspace token', await t.consoleReq('POST', `/workspaces/${id}/token`), 200);
+    await step('workspace delete', await t.consoleReq('DELETE', `/workspaces/${id}`), 204);
+    const problems = answers.flatMap(([what, res, expected]) => problemsOf(res, [expected]).map((p) => `${what}: ${p} ${res.text.slice(0, 200)}`));
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('keys the store cannot hold are named in the 422', () => {
   const ROWS: Array<[string, string, string, string, string]> = [
     ['a nested $ key in a profile field', 'PUT', '/auth/me', '{"meta":{"$gt":1}}', 'meta.$gt'],
