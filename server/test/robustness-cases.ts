@@ -252,7 +252,8 @@ export const BODY_CASES: BodyCase[] = [
 export const WRONG_VALUES: Array<[string, unknown]> = [
   ['a number', 12345], ['a negative float', -1.5], ['a string', 'str'], ['an empty string', ''], ['an object', { a: 1 }],
   ['an empty object', {}], ['an array', ['a', 1]], ['an empty array', []], ['null', null], ['true', true],
-  ['a NUL string', '\u0000'], ['a long string', 'y'.repeat(100_000)],
+  ['a NUL string', '\u0000'], ['a long string', 'y'.repeat(100_000)], ['a huge number', 1e308], ['a fraction', 0.5],
+  ['an object nested 40 deep', JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`)], ['a __proto__ object', JSON.parse('{"__proto__":{"polluted":true}}')],
 ];
 
 export const ID_CASES: Array<[string, string]> = [

@@ -101,29 +101,37 @@ describe('hostile bodies get a 4xx in the contract shape', () => {
 
 describe('fields of the wrong type are a 422 (or accepted), never a 400 or 5xx', () => {
   const targets = ENDPOINTS.filter(jsonBodied);
-  it.each(WRONG_VALUES.map(([name, value]) => [name, value] as const))('%s in place of each field', async (_name, value) => {
+  it.each(WRONG_VALUES.map(([name, value]) => [name, value] as const))('%s in place of each value, at any depth', async (_name, value) => {
     await sweep(targets, async (e) => {
       const out: string[] = [];
-      const valid = await validBody(e);
-      const variants: Array<[string, Record<string, unknown>]> = [];
-      for (const [k, v] of Object.entries(valid)) {
-        variants.push([k, { ...valid, [k]: value }]);
-        if (v && typeof v === 'object' && !Array.isArray(v)) {
-          for (const sub of Object.keys(v)) variants.push([`${k}.${sub}`, { ...valid, [k]: { ...v, [sub]: value } }]);
-        }
-      }
-      for (const [field, body] of variants) {
-        // Fresh bodies (tokens, unique ids) are made per call; the changed field replaces its value.
-        const fresh = { ...(await validBody(e)), ...body };
-        const res = await call(e, { raw: JSON.stringify(fresh) });
+      for (const path of leafPaths(await validBody(e))) {
+        // Fresh bodies (tokens, unique ids) are made per call; one value is replaced.
+        const body = setAt(await validBody(e), path, value);
+        const res = await call(e, { raw: JSON.stringify(body) });
         // Self-service auth: a well-typed but wrong credential is a 401.
         const expected = [e.success, 404, 409, 422, ...(e.as === 'anonymous' ? [401] : [])];
-        out.push(...problemsOf(res, expected).map(at(e, field)));
+        out.push(...problemsOf(res, expected).map(at(e, path.join('.'))));
       }
       return out;
     });
   });
 });
+
+/** Every path of a JSON value (object keys and array indexes), parents before children. */
+function leafPaths(v: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
+  const out: Array<Array<string | number>> = prefix.length ? [prefix] : [];
+  if (Array.isArray(v)) v.forEach((x, i) => out.push(...leafPaths(x, [...prefix, i])));
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...leafPaths(x, [...prefix, k]));
+  return out;
+}
+
+/** A copy of `v` with the value at `path` replaced. */
+function setAt(v: unknown, path: Array<string | number>, value: unknown): unknown {
+  if (path.length === 0) return value;
+  const copy: any = Array.isArray(v) ? [...v] : { ...(v as object) };
+  copy[path[0]] = setAt((v as any)[path[0]], path.slice(1), value);
+  return copy;
+}
 
 describe('hostile ids in paths get a 4xx', () => {
   const targets = ENDPOINTS.filter((e) => placeholders(e).length > 0);
