@@ -205,6 +205,25 @@ describe('bad Authorization headers are a 401', () => {
   });
 });
 
+describe('a plain user gets 403 or an answer, never a 5xx', () => {
+  it('on every workspace endpoint, with valid and hostile ids', async () => {
+    const user = await t.user('Plain');
+    // (logout would end the session the rest of the sweep runs on)
+    await sweep(ENDPOINTS.filter((e) => !e.console && e.as !== 'anonymous' && e.path !== '/auth/logout'), async (e) => {
+      const out: string[] = [];
+      const asUser = { authorization: `Bearer ${user.token}` };
+      // DELETE with the fixture's ids could only succeed on the user's own things; fresh ones keep the fixture intact.
+      const ids: Record<string, string> = {};
+      if (e.method === 'DELETE') for (const k of e.fresh ?? []) ids[k] = await f.make[k]();
+      out.push(...problemsOf(await call(e, { ...asUser, ids })).map(at(e, 'valid ids')));
+      for (const k of placeholders(e)) {
+        for (const [, id] of ID_CASES.slice(0, 12)) out.push(...problemsOf(await call(e, { ...asUser, ids: { [k]: id } })).map(at(e, `${k}=${id.slice(0, 20)}`)));
+      }
+      return out;
+    });
+  });
+});
+
 describe('unsupported methods are a 404 (docs/errors.md)', () => {
   it('on every path', async () => {
     const byPath = new Map<string, Endpoint[]>();
