@@ -243,6 +243,26 @@ describe('unsupported methods are a 404 (docs/errors.md)', () => {
   });
 });
 
+describe('HEAD and CORS preflights', () => {
+  it('HEAD answers like GET, without a body', async () => {
+    await sweep(ENDPOINTS.filter((e) => e.method === 'GET'), async (e) => {
+      const res = await call(e, { method: 'HEAD' });
+      return [...problemsOf(res, [e.success]), ...(res.text === '' ? [] : ['HEAD with a body'])].map(at(e, 'HEAD'));
+    });
+  });
+
+  it('a preflight is a 204 with CORS headers on the workspace API, and grants nothing on the console API', async () => {
+    await sweep(ENDPOINTS, async (e) => {
+      const res = await call({ ...e, body: undefined, kind: undefined }, {
+        method: 'OPTIONS', authorization: '', headers: { origin: 'http://localhost:5173', 'access-control-request-method': e.method, 'access-control-request-headers': 'authorization,content-type' },
+      });
+      const allowed = res.headers.get('access-control-allow-origin');
+      if (e.console) return [...problemsOf(res), ...(allowed ? [`console grants ${allowed}`] : [])].map(at(e, 'OPTIONS'));
+      return [...problemsOf(res, [204]), ...(allowed === '*' ? [] : ['no Access-Control-Allow-Origin'])].map(at(e, 'OPTIONS'));
+    });
+  });
+});
+
 describe('console API', () => {
   const consoleRoutes = ENDPOINTS.filter((e) => e.console);
   it('an unknown workspace is a 404 on every :appId route', async () => {
