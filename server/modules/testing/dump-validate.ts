@@ -46,7 +46,9 @@ function checkKeys(v: unknown, path: string): void {
 }
 
 /** A list of documents with unique ids; returns them. */
-function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj, p: string) => void): Obj[] {
+/** `storeKeys: false` for lists that do not go to the document store (collections live in the
+ *  settings file, and a view's filter is made of `$gte`-style keys). */
+function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj, p: string) => void, storeKeys = true): Obj[] {
   const list = arr(v, path);
   const seen = new Set<string>();
   list.forEach((d, i) => {
@@ -56,7 +58,7 @@ function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj
     if (idPattern ? !idPattern.test(id) : id.length === 0) fail(`${p}._id`, 'format', idPattern ? 'must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$' : 'must not be empty');
     if (seen.has(id)) fail(`${p}._id`, 'invalid', `duplicate _id '${id}'`);
     seen.add(id);
-    checkKeys(doc, p);
+    if (storeKeys) checkKeys(doc, p);
     each?.(doc, p);
   });
   return list as Obj[];
@@ -98,7 +100,7 @@ export function validateDump(raw: unknown): Dump {
   if (root.workspace !== undefined) obj(root.workspace, 'workspace');
 
   const schema = root.schema === undefined ? {} : obj(root.schema, 'schema');
-  const collections = docs(schema.collections, 'schema.collections', ID_PATTERN, validateCollection) as unknown as CollectionDef[];
+  const collections = docs(schema.collections, 'schema.collections', ID_PATTERN, validateCollection, false) as unknown as CollectionDef[];
   const byId = new Map(collections.map((c) => [c._id, c]));
 
   const records = root.records === undefined ? {} : obj(root.records, 'records');
