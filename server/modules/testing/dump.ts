@@ -93,7 +93,7 @@ function buildState(ws: Workspace, dump: Dump, dumpUsers: Doc[], currentAdmin: D
   const collections: CollectionDef[] = (dump.schema?.collections ?? []).map((c) => stamp({
     ...c, name: c.name ?? c._id,
     setting: c.setting ?? { read: 'private', write: 'private', update: 'private' },
-    fields: (c.fields ?? []).map(stamp), views: (c.views ?? []).map(stamp), indexes: (c.indexes ?? []).map((i) => stamp({ ...i, unique: !!i.unique })),
+    fields: (c.fields ?? []).map(stamp), views: (c.views ?? []).map(stamp), indexes: (c.indexes ?? []).map((i) => ({ ...i, createdAt: i.createdAt ?? now, unique: !!i.unique })), // an index has no updatedAt
   }) as unknown as CollectionDef);
 
   // Users: the dump's, plus the current first admin unless the dump replaces it.
