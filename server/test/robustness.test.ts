@@ -559,3 +559,18 @@ describe('Content-Length mismatches', () => {
     expect(problemsOf(res, [400])).toEqual([]);
   });
 });
+
+describe('after the sweep', () => {
+  // Runs last: the workspace now holds whatever the hostile inputs above managed to store.
+  it('the export of everything stored imports back unchanged', async () => {
+    const exported = await t.consoleReq('GET', `/workspaces/${t.workspace}/export`);
+    expect(exported.status).toBe(200);
+    const imported = await hit(`${t.url}/workspaces/${t.workspace}/import`, 'POST', {
+      token: t.consoleToken, headers: { 'content-type': 'application/json' }, raw: exported.text,
+    });
+    expect(problemsOf(imported, [200]), imported.text.slice(0, 500)).toEqual([]);
+    const again = await t.consoleReq('GET', `/workspaces/${t.workspace}/export`);
+    const strip = (d: Record<string, unknown>) => ({ ...d, exportedAt: undefined, webhooks: undefined });
+    expect(strip(again.body)).toEqual(strip(exported.body));
+  });
+});
