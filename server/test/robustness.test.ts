@@ -381,6 +381,16 @@ describe('the same create sent 10 times at once: one 201, the rest 409, never a 
   });
 });
 
+describe('compressed bodies', () => {
+  it('a gzip body is read, and a gzip bomb is a 413', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const post = (raw: Buffer) => hit(`${t.api}/database/things`, 'POST', { token: t.adminToken, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, raw });
+    expect(problemsOf(await post(gzipSync(JSON.stringify({ name: 'zipped' }))), [201])).toEqual([]);
+    const bomb = gzipSync(`{"name":"${'0'.repeat(20 * 1024 * 1024)}"}`); // ~20 KiB on the wire, 20 MiB inflated
+    expect(problemsOf(await post(bomb), [413])).toEqual([]);
+  });
+});
+
 describe('limits leave nothing behind', () => {
   it('an upload over the limit is a 413 and leaves no file object and no bytes', async () => {
     const { readdir } = await import('node:fs/promises');
