@@ -3,6 +3,8 @@ import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../../core/context.js';
 import { requireAdmin } from '../../core/auth.js';
 import { parseBody } from '../../core/validate.js';
+import { ApiError } from '../../core/errors.js';
+import { checkKeys } from '../database/validation.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { NewScenarioBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
 import { ScenarioEngine } from './engine.js';
@@ -19,6 +21,16 @@ function engineOf(ctx: AppContext): ScenarioEngine {
   let e = engines.get(ctx);
   if (!e) { e = new ScenarioEngine(ctx); engines.set(ctx, e); }
   return e;
+}
+
+/** Drafts are stored loosely: a `$` or dotted key anywhere in the trigger or the steps is a 422
+ *  naming its path (`steps.0.body.$set`), instead of the store's refusal, which names none. */
+function assertStorableKeys(body: { trigger?: unknown; steps?: unknown }): void {
+  const parts: Record<string, unknown> = {};
+  if (body.trigger !== undefined) parts.trigger = body.trigger;
+  if (body.steps !== undefined) parts.steps = body.steps;
+  const errors = checkKeys(parts).map((e) => ({ ...e, field: e.field.replace(/\[(\d+)\]/g, '.$1') }));
+  if (errors.length) throw ApiError.validation(errors);
 }
 
 export const scenariosModule: Module = {
@@ -38,6 +50,7 @@ export const scenariosModule: Module = {
     router.post('/scenarios', async (req, res) => {
       requireAdmin(req);
       const body = parseBody(NewScenarioBody, req.body);
+      assertStorableKeys(body);
       res.status(201).json(await createScenario(req.ws, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
     });
 
@@ -49,6 +62,7 @@ export const scenariosModule: Module = {
     const update = async (req: Request, res: Response) => {
       requireAdmin(req);
       const body = parseBody(ScenarioChangesBody, req.body);
+      assertStorableKeys(body);
       res.json(await updateScenario(req.ws, engine, id(req), { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
     };
     router.put('/scenarios/:id', update);
