@@ -123,10 +123,13 @@ describe('homebase serve', () => {
     const started = Date.now();
     while (acknowledged.length < 300 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 5));
     expect(acknowledged.length, 'creates acknowledged before the kill').toBeGreaterThan(50);
+    // Listen for the exit before killing: the child can be gone (its 'exit' already emitted)
+    // by the time the writers have noticed, and a late listener then waits forever.
+    const gone = exited(first.child);
     first.child.kill('SIGKILL');
     killed = true;
     await Promise.all(writers);
-    await exited(first.child);
+    await gone;
 
     const second = await serve(['--port', '0', '--data', dir]);
     const token2 = await adminToken(second.line);
