@@ -61,9 +61,21 @@ export function median(values: number[]): number {
 
 /** Warm-up, then `repeats` measured runs; the figure is their median with min–max. */
 export async function measure(origin: string, op: Operation, o: LoadOptions): Promise<Figure> {
-  if (o.warmup > 0) await runOnce(origin, op, o.connections, o.warmup);
-  const runs: RunResult[] = [];
-  for (let i = 0; i < o.repeats; i++) runs.push(await runOnce(origin, op, o.connections, o.duration));
+  return (await measureInterleaved([{ origin, op }], o))[0];
+}
+
+/** Several targets measured in rounds (each warmed up, then one run of each per round), so that
+ *  a machine's changing load falls on every target alike and the ratios stay fair. */
+export async function measureInterleaved(targets: Array<{ origin: string; op: Operation }>, o: LoadOptions): Promise<Figure[]> {
+  if (o.warmup > 0) for (const t of targets) await runOnce(t.origin, t.op, o.connections, o.warmup);
+  const runs: RunResult[][] = targets.map(() => []);
+  for (let i = 0; i < o.repeats; i++) {
+    for (const [j, t] of targets.entries()) runs[j].push(await runOnce(t.origin, t.op, o.connections, o.duration));
+  }
+  return runs.map(figure);
+}
+
+function figure(runs: RunResult[]): Figure {
   const rps = runs.map((r) => r.rps);
   const mid = [...runs].sort((a, b) => a.rps - b.rps)[runs.length >> 1];
   return {

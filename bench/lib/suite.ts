@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchOptions } from './options.js';
 import { generatePeople, sampleIds, type Person } from './data.js';
-import { measure, type Figure } from './load.js';
+import { measure, measureInterleaved, type Figure } from './load.js';
 import { OPS, operation, type OpName, type TargetKind } from './operations.js';
 import { rssMb, type Target } from './proc.js';
 import { COLLECTION, homebaseCli, prepareHomebase, recordsPath, removeHomebaseData, startBareExpress, startHomebase,
@@ -77,13 +77,18 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     log(`Homebase not measured: ${(err as Error).message}`);
   }
 
-  const runOps = async (kind: TargetKind, target: Target, size: number, ids: string[], ops: OpName[]) => {
-    const base = kind === 'homebase' ? recordsPath : `/${COLLECTION}`;
+  /** Every operation on every running target, interleaved (see measureInterleaved). */
+  const runOps = async (targets: Array<{ kind: TargetKind; target: Target }>, size: number, ids: string[], ops: OpName[]) => {
     for (const op of ops) {
-      log(`${target.name} @ ${size}: ${op}`);
-      const fig = await measure(target.origin, operation(op, { kind, base, ids, token: kind === 'homebase' ? hb?.token : undefined }), load);
-      ((results.ops[size] ??= {})[op] ??= {})[kind] = fig;
-      if (fig.errors) results.notes.push(`${target.name} @ ${size} ${op}: ${fig.errors} non-2xx responses or errors`);
+      log(`${targets.map((t) => t.target.name).join(', ')} @ ${size}: ${op}`);
+      const figs = await measureInterleaved(targets.map(({ kind, target }) => ({
+        origin: target.origin,
+        op: operation(op, { kind, base: kind === 'homebase' ? recordsPath : `/${COLLECTION}`, ids, token: kind === 'homebase' ? hb?.token : undefined }),
+      })), load);
+      figs.forEach((fig, i) => {
+        ((results.ops[size] ??= {})[op] ??= {})[targets[i].kind] = fig;
+        if (fig.errors) results.notes.push(`${targets[i].target.name} @ ${size} ${op}: ${fig.errors} non-2xx responses or errors`);
+      });
     }
   };
 
@@ -114,11 +119,17 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       const people = generatePeople(size);
       const ids = sampleIds(people);
       log(`data set of ${size} records`);
+      // All three run at once (idle but the one being driven), measured in interleaved rounds.
       const bare = await startBareExpress();
-      try { await runOps('bare', bare, size, ids, OPS); } finally { await bare.stop(); }
-      const js = await startJsonServer(people);
-      try { await runOps('json-server', js, size, ids, OPS); } finally { await js.stop(); }
-      await withHomebase(people, (t) => runOps('homebase', t, size, ids, OPS));
+      const js = await startJsonServer(people).catch(async (err) => { await bare.stop(); throw err; });
+      try {
+        const others = [{ kind: 'bare' as const, target: bare }, { kind: 'json-server' as const, target: js }];
+        if (hb) await withHomebase(people, (t) => runOps([...others, { kind: 'homebase', target: t }], size, ids, OPS));
+        else await runOps(others, size, ids, OPS);
+      } finally {
+        await bare.stop();
+        await js.stop();
+      }
       const create = results.ops[size]?.create?.homebase;
       if (create) results.createSeries.push({ size, figure: create });
     }
