@@ -2,6 +2,7 @@
 // thrown away, then `repeats` bounded runs. Only 2xx responses count as throughput; anything
 // else is reported as errors so that a fast 401 can never pass for a fast answer.
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT';
@@ -66,13 +67,37 @@ export async function measure(origin: string, op: Operation, o: LoadOptions): Pr
 
 /** Several targets measured in rounds (each warmed up, then one run of each per round), so that
  *  a machine's changing load falls on every target alike and the ratios stay fair. */
-export async function measureInterleaved(targets: Array<{ origin: string; op: Operation }>, o: LoadOptions): Promise<Figure[]> {
-  if (o.warmup > 0) for (const t of targets) await runOnce(t.origin, t.op, o.connections, o.warmup);
+export async function measureInterleaved(targets: Array<{ origin: string; op: Operation; pid?: number }>, o: LoadOptions): Promise<Figure[]> {
+  if (o.warmup > 0) for (const t of targets) { await runOnce(t.origin, t.op, o.connections, o.warmup); await settle(t.pid); }
   const runs: RunResult[][] = targets.map(() => []);
   for (let i = 0; i < o.repeats; i++) {
-    for (const [j, t] of targets.entries()) runs[j].push(await runOnce(t.origin, t.op, o.connections, o.duration));
+    for (const [j, t] of targets.entries()) { runs[j].push(await runOnce(t.origin, t.op, o.connections, o.duration)); await settle(t.pid); }
   }
   return runs.map(figure);
+}
+
+/** CPU ticks (user + system) of a process, from /proc (undefined elsewhere). */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until a target has stopped using CPU: a slow server (json-server rewriting its file)
+ *  still works through requests queued before the load generator stopped, and that must not
+ *  fall on the next target's run. At most 20 s. */
+async function settle(pid: number | undefined): Promise<void> {
+  if (!pid) return;
+  let last = cpuTicks(pid);
+  for (let waited = 0; last !== undefined && waited < 20_000; waited += 150) {
+    await new Promise((r) => setTimeout(r, 150));
+    const now = cpuTicks(pid);
+    if (now === last) return;
+    last = now;
+  }
 }
 
 function figure(runs: RunResult[]): Figure {

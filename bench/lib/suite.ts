@@ -83,6 +83,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       log(`${targets.map((t) => t.target.name).join(', ')} @ ${size}: ${op}`);
       const figs = await measureInterleaved(targets.map(({ kind, target }) => ({
         origin: target.origin,
+        pid: target.child.pid,
         op: operation(op, { kind, base: kind === 'homebase' ? recordsPath : `/${COLLECTION}`, ids, token: kind === 'homebase' ? hb?.token : undefined }),
       })), load);
       figs.forEach((fig, i) => {
