@@ -1,7 +1,7 @@
 // The per-workspace request log (a fixed-size ring buffer in memory) and the in-flight request
 // count that restore and import wait on. One middleware feeds both; it sits on the hot path of
 // every workspace request, so it does no I/O and awaits nothing.
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
@@ -18,13 +18,22 @@ export interface RequestLogEntry {
   accessRule?: string;
 }
 
+/** A logged request as kept: the time as a number, formatted only when the log is read. */
+type StoredEntry = Omit<RequestLogEntry, 'time'> & { wall: number };
+
+function publicEntry(e: StoredEntry): RequestLogEntry {
+  const out: RequestLogEntry = { _id: e._id, method: e.method, path: e.path, status: e.status, durationMs: e.durationMs, time: new Date(e.wall).toISOString() };
+  if (e.accessRule) out.accessRule = e.accessRule;
+  return out;
+}
+
 class RingBuffer {
-  private items: RequestLogEntry[] = [];
+  private items: StoredEntry[] = [];
   private next = 0;
   seq = 0;
   constructor(private readonly size: number) {}
 
-  push(entry: RequestLogEntry): void {
+  push(entry: StoredEntry): void {
     if (this.size <= 0) return;
     if (this.items.length < this.size) this.items.push(entry);
     else this.items[this.next] = entry;
@@ -35,7 +44,7 @@ class RingBuffer {
   list(): RequestLogEntry[] {
     const n = this.items.length;
     const out: RequestLogEntry[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.items[(this.next - 1 - i + n * 2) % n];
+    for (let i = 0; i < n; i++) out[i] = publicEntry(this.items[(this.next - 1 - i + n * 2) % n]);
     return out;
   }
 
@@ -62,6 +71,21 @@ export function redactUrl(url: string): string {
   return kept.length ? `${url.slice(0, q)}?${kept.join('&')}` : url.slice(0, q);
 }
 
+/** What the log keeps of a request while it runs; one object per request, read back by one
+ *  shared listener (no closures allocated per request). */
+interface Pending { t: WorkspaceTraffic; req: Request; started: number; wall: number; counted: boolean; done: boolean }
+
+const PENDING = Symbol('requestLog');
+
+function onResponseDone(this: Response): void {
+  const p = (this as Response & { [PENDING]?: Pending })[PENDING];
+  if (!p || p.done) return;
+  p.done = true;
+  const t = p.t;
+  if (p.counted && --t.inflight === 0 && t.idle.length) for (const wake of t.idle.splice(0)) wake();
+  record(t, p.req, this.statusCode, p.started, p.wall);
+}
+
 /** The workspace API's first middleware: counts the request as in flight until its response
  *  ends, and logs it then. A request arriving while the workspace is busy is refused here (503),
  *  in the same tick as the count, so a restore never starts under a request it did not see. */
@@ -71,34 +95,25 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
     const ws = ctx.registry.get((req.params as { appId?: string }).appId ?? '');
     if (!ws) return next();
     const t = trafficOf(ws, size);
-    const started = performance.now();
-    const time = new Date().toISOString();
     const counted = !ws.busy;
     if (counted) t.inflight++;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      if (counted && --t.inflight === 0 && t.idle.length) for (const wake of t.idle.splice(0)) wake();
-      record(t, req, res.statusCode, started, time);
-    };
-    res.on('finish', finish);
-    res.on('close', finish);
+    (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false };
+    res.on('finish', onResponseDone);
+    res.on('close', onResponseDone);
     next(counted ? undefined : ApiError.unavailable());
   };
 }
 
-function record(t: WorkspaceTraffic, req: Request, status: number, started: number, time: string): void {
-  const entry: RequestLogEntry = {
+function record(t: WorkspaceTraffic, req: Request, status: number, started: number, wall: number): void {
+  t.log.push({
     _id: `r${++t.log.seq}`,
     method: req.method,
     path: redactUrl(req.originalUrl),
     status,
     durationMs: Math.round((performance.now() - started) * 100) / 100,
-    time,
-  };
-  if (req.accessRule) entry.accessRule = req.accessRule;
-  t.log.push(entry);
+    wall,
+    accessRule: req.accessRule,
+  });
 }
 
 /** The logged requests of a workspace, newest first. */
