@@ -19,7 +19,8 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use((_req, res, next) => { res.set('X-Content-Type-Options', 'nosniff'); next(); });
+  app.response.json = fastJson(app.response.json);
+  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });
   if (isLoopbackHost(ctx.config.host)) app.use(loopbackHostGuard());
 
   app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
@@ -32,16 +33,21 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);
   app.use('/api', (req, res, next) => (req.path === '/workspaces' || req.path.startsWith('/workspaces/') ? consoleApi(req, res, next) : next()));
 
-  // Workspace API: CORS for any origin, workspace resolved, token read.
-  const workspaceApi = Router({ mergeParams: true });
-  workspaceApi.use(requestLogMiddleware(ctx)); // request log + in-flight count (restore waits on it)
-  workspaceApi.use((req, _res, next) => {
+  // Workspace API: CORS for any origin, workspace resolved, token read. The steps run as one
+  // Express layer (`series`): each layer Express walks costs a path match and param handling on
+  // every request, a measurable share of a record GET (docs/performance.md).
+  const resolveWorkspace: RequestHandler = (req, _res, next) => {
     req.ws = ctx.registry.require((req.params as { appId: string }).appId);
     req.ws.assertAvailable();
     next();
-  });
-  workspaceApi.use(jsonBody(ctx.config.jsonLimit, (req) => RAW_BODY_PATHS.some((re) => re.test(req.path))));
-  workspaceApi.use(authenticate);
+  };
+  const workspacePipeline = series([
+    cors,
+    requestLogMiddleware(ctx), // request log + in-flight count (restore waits on it)
+    resolveWorkspace,
+    jsonBody(ctx.config.jsonLimit, (req) => RAW_BODY_PATHS.some((re) => re.test(req.path))),
+    authenticate,
+  ]);
   // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
   // measurably slowed every request (docs/performance.md).
   const moduleRouters = modules.map((m) => {
@@ -49,8 +55,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     m.workspaceRoutes?.(router, ctx);
     return router;
   });
-  workspaceApi.use(dispatchByPrefix(moduleRouters));
-  app.use('/api/app/:appId', cors, workspaceApi);
+  app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
   app.use('/api', notFoundHandler);
 
   // The console UI (renderer/dist), when it has been built.
@@ -68,6 +73,48 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/** res.json without Express's res.send work (content-type parsing, charset, freshness) for the
+ *  common case; the same headers (`Content-Type: application/json; charset=utf-8`,
+ *  `Content-Length`) and body. Anything unusual (HEAD, 204/304, a content type, ETag or
+ *  Last-Modified already set, conditional request headers, a value JSON cannot encode) goes to
+ *  Express's own res.json. */
+function fastJson(original: express.Response['json']): express.Response['json'] {
+  return function json(this: express.Response, value: unknown) {
+    const req = this.req;
+    const status = this.statusCode;
+    if (req.method === 'HEAD' || status === 204 || status === 304 || status === 205
+      || this.getHeader('content-type') !== undefined || this.getHeader('etag') !== undefined || this.getHeader('last-modified') !== undefined
+      || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
+      return original.call(this, value);
+    }
+    const body = JSON.stringify(value);
+    if (typeof body !== 'string') return original.call(this, value);
+    this.setHeader('Content-Type', 'application/json; charset=utf-8');
+    this.setHeader('Content-Length', Buffer.byteLength(body));
+    this.end(body);
+    return this;
+  };
+}
+
+/** Runs middleware in order as one handler, as Express would (an error, thrown or passed to
+ *  next or rejected by an async handler, skips to `next(err)`). */
+function series(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err || i >= handlers.length) { next(err); return; }
+      const handler = handlers[i++];
+      try {
+        const out = handler(req, res, step) as unknown;
+        if (out instanceof Promise) out.catch((e: unknown) => step(e ?? new Error('Rejected promise')));
+      } catch (e) {
+        step(e);
+      }
+    };
+    step();
+  };
 }
 
 /** Runs the module routers in mount order, but only those that can match the request: a router
