@@ -75,3 +75,24 @@ export const cors: RequestHandler = (req, res, next) => {
   if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) { res.status(204).end(); return; }
   next();
 };
+
+/** A response value's JSON text, computed ahead (see `preserialised`); a symbol key, so that
+ *  JSON.stringify of the value itself still gives the same text. */
+export const JSON_TEXT = Symbol('jsonText');
+
+/** Attaches `text` (which must be exactly JSON.stringify(value)) to a fresh value for res.json. */
+export function preserialised<T extends object>(value: T, text: string): T {
+  Object.defineProperty(value, JSON_TEXT, { value: text, enumerable: false });
+  return value;
+}
+
+// JSON text of stored documents, kept as long as the document object lives. Stored documents
+// are never mutated (the store replaces them on update), so the text stays right.
+const docText = new WeakMap<object, string>();
+
+/** JSON.stringify of a stored (never mutated) document, cached per document object. */
+export function storedDocJson(doc: object): string {
+  let text = docText.get(doc);
+  if (text === undefined) { text = JSON.stringify(doc); docText.set(doc, text); }
+  return text;
+}

@@ -5,6 +5,7 @@ import type { AppContext, Module } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { requireAdmin } from '../../core/auth.js';
 import { parseBody } from '../../core/validate.js';
+import { preserialised, storedDocJson } from '../../core/http.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { DEFAULT_SORT, compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
 import type { RecordOp } from './access.js';
@@ -41,7 +42,9 @@ export const databaseModule: Module = {
     // below, so every request still ends where it did.
     const listRecordsRoute = async (req: Request, res: Response) => {
       noteRule(req, 'read');
-      res.json(await listRecords(ctx, req.ws, param(req, 'collection'), req.query as P, { auth: req.auth }));
+      const page = await listRecords(ctx, req.ws, param(req, 'collection'), req.query as P, { auth: req.auth });
+      // The page's JSON built from each stored record's cached text (the same text res.json would write).
+      res.json(preserialised(page, `{"data":[${page.data.map(storedDocJson).join(',')}],"meta":${JSON.stringify(page.meta)}}`));
     };
     router.get('/database/:collection', listRecordsRoute);
     router.get('/database/:collection/:id', (req, res, next) => {
