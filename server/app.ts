@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext, Module } from './core/context.js';
 import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
-import { cors, jsonBody, loopbackHostGuard } from './core/http.js';
+import { JSON_TEXT, cors, jsonBody, loopbackHostGuard } from './core/http.js';
 import { authenticate } from './core/auth.js';
 import { isLoopbackHost } from './config.js';
 import { requestLogMiddleware } from './modules/testing/request-log.js';
@@ -20,20 +20,16 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.response.json = fastJson(app.response.json);
-  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next(); });
-  if (isLoopbackHost(ctx.config.host)) app.use(loopbackHostGuard());
+  // nosniff and the Host guard as one layer (each layer costs every request a path match).
+  const hostGuard = isLoopbackHost(ctx.config.host) ? loopbackHostGuard() : undefined;
+  app.use((req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (hostGuard) hostGuard(req, res, next);
+    else next();
+  });
 
-  app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
-
-  // Console API: console token, no cross-origin access.
-  const consoleApi = Router();
-  consoleApi.use(requireConsoleToken(ctx));
-  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); next(); });
-  consoleApi.use(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)));
-  for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);
-  app.use('/api', (req, res, next) => (req.path === '/workspaces' || req.path.startsWith('/workspaces/') ? consoleApi(req, res, next) : next()));
-
-  // Workspace API: CORS for any origin, workspace resolved, token read. The steps run as one
+  // Workspace API (mounted first: it takes most requests, and no route before it took its
+  // paths): CORS for any origin, workspace resolved, token read. The steps run as one
   // Express layer (`series`): each layer Express walks costs a path match and param handling on
   // every request, a measurable share of a record GET (docs/performance.md).
   const resolveWorkspace: RequestHandler = (req, _res, next) => {
@@ -56,6 +52,17 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     return router;
   });
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
+
+  app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
+
+  // Console API: console token, no cross-origin access.
+  const consoleApi = Router();
+  consoleApi.use(requireConsoleToken(ctx));
+  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); next(); });
+  consoleApi.use(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)));
+  for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);
+  app.use('/api', (req, res, next) => (req.path === '/workspaces' || req.path.startsWith('/workspaces/') ? consoleApi(req, res, next) : next()));
+
   app.use('/api', notFoundHandler);
 
   // The console UI (renderer/dist), when it has been built.
@@ -89,7 +96,7 @@ function fastJson(original: express.Response['json']): express.Response['json'] 
       || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
       return original.call(this, value);
     }
-    const body = JSON.stringify(value);
+    const body = (value as { [JSON_TEXT]?: string } | null)?.[JSON_TEXT] ?? JSON.stringify(value);
     if (typeof body !== 'string') return original.call(this, value);
     this.setHeader('Content-Type', 'application/json; charset=utf-8');
     this.setHeader('Content-Length', Buffer.byteLength(body));
