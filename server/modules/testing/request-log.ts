@@ -98,8 +98,8 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
     const counted = !ws.busy;
     if (counted) t.inflight++;
     (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false };
-    res.on('finish', onResponseDone);
-    res.on('close', onResponseDone);
+    // 'close' follows every response: after 'finish' when it was sent, alone when the client left.
+    res.once('close', onResponseDone);
     next(counted ? undefined : ApiError.unavailable());
   };
 }
