@@ -41,7 +41,8 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     cors,
     requestLogMiddleware(ctx), // request log + in-flight count (restore waits on it)
     resolveWorkspace,
-    jsonBody(ctx.config.jsonLimit, (req) => RAW_BODY_PATHS.some((re) => re.test(req.path))),
+    // req.path parses the URL: only when it can be a raw-body path (they all hold 'upload').
+    jsonBody(ctx.config.jsonLimit, (req) => req.url.includes('upload') && RAW_BODY_PATHS.some((re) => re.test(req.path))),
     authenticate,
   ]);
   // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
