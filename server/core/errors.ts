@@ -16,8 +16,9 @@ export class ApiError extends Error {
     this.status = ERROR_STATUS[code];
   }
 
+  /** The contract's body; `details` is always an object, so a client may read `details.field` safely. */
   toBody() {
-    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+    return { error: { code: this.code, message: this.message, details: this.details ?? {} } };
   }
 
   static badRequest(message: string, details?: Record<string, unknown>) { return new ApiError('BAD_REQUEST', message, details); }

@@ -24,5 +24,5 @@ export type ValidationReason = (typeof VALIDATION_REASONS)[number];
 export interface FieldError { field: string; reason: ValidationReason; message?: string }
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+  error: { code: ErrorCode; message: string; details: Record<string, unknown> };
 }

@@ -142,7 +142,7 @@ describe('owner and refusals in detail', () => {
     expect(steal.body.error.details).toMatchObject({ field: '_owner', reason: 'read_only' });
 
     const denied = await t.req('GET', `/database/${c._id}/${c.owned[0]}`, as('other'));
-    expect(denied.body).toEqual({ error: { code: 'FORBIDDEN', message: expect.any(String) } });
+    expect(denied.body).toEqual({ error: { code: 'FORBIDDEN', message: expect.any(String), details: {} } });
     const anon = await t.req('GET', `/database/${c._id}`, as('anonymous'));
     expect(anon.body.error.code).toBe('UNAUTHORIZED');
 

@@ -51,7 +51,7 @@ describe('console API', () => {
   it('answers errors in the contract shape', async () => {
     const badJson = await fetch(`${t.url}/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${t.consoleToken}`, 'content-type': 'application/json' }, body: '{nope' });
     expect(badJson.status).toBe(400);
-    expect(await badJson.json()).toEqual({ error: { code: 'BAD_REQUEST', message: expect.any(String) } });
+    expect(await badJson.json()).toEqual({ error: { code: 'BAD_REQUEST', message: expect.any(String), details: {} } });
     const text = await fetch(`${t.url}/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${t.consoleToken}`, 'content-type': 'text/plain' }, body: 'hello' });
     expect(text.status).toBe(415);
     const array = await fetch(`${t.url}/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${t.consoleToken}`, 'content-type': 'application/json' }, body: '[1]' });

@@ -361,6 +361,6 @@ describe('GET /openapi.json', () => {
   it('answers 404 in the contract\'s error shape for an unknown workspace', async () => {
     const res = await fetch(`${t.url}/app/nope/openapi.json`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect(await res.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String), details: {} } });
   });
 });

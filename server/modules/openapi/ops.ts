@@ -75,7 +75,7 @@ export function errorResponses(): Record<string, Schema> {
     out[r.name] = {
       description: r.description,
       ...(r.headers ? { headers: r.headers } : {}),
-      content: { 'application/json': { schema: ref('Error'), example: { error: { code: r.code, message: r.description.split(':')[0] } } } },
+      content: { 'application/json': { schema: ref('Error'), example: { error: { code: r.code, message: r.description.split(':')[0], details: {} } } } },
     };
   }
   out.Internal = {

@@ -153,7 +153,7 @@ const error = obj({
         requestId: str,
       },
     },
-  }, ['code', 'message']),
+  }, ['code', 'message', 'details']),
 }, ['error']);
 
 /** Every named schema of the document but the per-collection records (records.ts adds those). */
