@@ -1,45 +1,89 @@
 // Failed-login limiter (CONTRACT §3): more than `limit` failures for one email within a
-// minute → 429 with Retry-After. An attempt is reserved before the password is checked and
-// forgiven when it succeeds, so parallel guesses cannot slip past the limit and successful
-// logins never count. In memory: a restart forgets it.
+// minute → 429 with Retry-After. Only failures that have happened count: an attempt in flight
+// is not a failure, and a successful one never counts. So that parallel guesses still cannot
+// slip past the limit, at most `limit - failures` attempts per email run at once; the others
+// wait for one of them to end and then look again (a success lets them through, a failure may
+// fill the window). In memory: a restart forgets it; reset, restore and import of a workspace
+// clear its counters (`clearWorkspace`).
 import { ApiError } from '../../core/errors.js';
 
 const WINDOW_MS = 60_000;
 const SWEEP_AT = 10_000;
 
+interface KeyState {
+  /** Times of the failures within the window, oldest first. */
+  failures: number[];
+  /** Attempts begun and not yet ended. */
+  inFlight: number;
+  /** Attempts waiting for an in-flight one to end. */
+  waiting: Array<() => void>;
+}
+
+/** An attempt admitted by `begin`; `end` it exactly once. */
+export interface Attempt { key: string }
+
 export class LoginLimiter {
-  private failures = new Map<string, number[]>();
+  private keys = new Map<string, KeyState>();
 
   constructor(private readonly limit: number | false) {}
 
-  /** Reserves an attempt for `key`; throws 429 once the window holds `limit` failures. */
-  begin(key: string): number | undefined {
-    if (this.limit === false) return undefined;
-    const now = Date.now();
-    const recent = this.recent(key, now);
-    if (recent.length >= this.limit) {
-      throw ApiError.rateLimited(Math.max(1, Math.ceil((recent[0] + WINDOW_MS - now) / 1000)));
+  /** Admits an attempt for `key` (waiting while too many are in flight); throws 429 once the
+   *  window holds `limit` failures. Returns undefined when the limiter is off. */
+  async begin(key: string): Promise<Attempt | undefined> {
+    if (this.limit === false || this.limit <= 0) return undefined;
+    for (;;) {
+      const now = Date.now();
+      const state = this.state(key, now);
+      if (state.failures.length >= this.limit) {
+        throw ApiError.rateLimited(Math.max(1, Math.ceil((state.failures[0] + WINDOW_MS - now) / 1000)));
+      }
+      if (state.failures.length + state.inFlight < this.limit) {
+        state.inFlight++;
+        return { key };
+      }
+      await new Promise<void>((resolve) => state.waiting.push(resolve));
     }
-    recent.push(now);
-    this.failures.set(key, recent);
-    if (this.failures.size > SWEEP_AT) this.sweep(now);
-    return now;
   }
 
-  /** The attempt succeeded: it does not count. */
-  forgive(key: string, stamp: number | undefined): void {
-    if (stamp === undefined) return;
-    const list = this.failures.get(key);
-    const i = list?.indexOf(stamp) ?? -1;
-    if (list && i >= 0) list.splice(i, 1);
-    if (list && list.length === 0) this.failures.delete(key);
+  /** The attempt is over: a failure counts from now on, a success never does. */
+  end(attempt: Attempt | undefined, failed: boolean): void {
+    if (!attempt) return;
+    const state = this.keys.get(attempt.key);
+    if (!state) return;
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    if (failed) state.failures.push(Date.now());
+    for (const wake of state.waiting.splice(0)) wake();
+    if (state.inFlight === 0 && state.failures.length === 0 && state.waiting.length === 0) this.keys.delete(attempt.key);
   }
 
-  private recent(key: string, now: number): number[] {
-    return (this.failures.get(key) ?? []).filter((t) => t > now - WINDOW_MS);
+  /** Forgets the failures of one workspace (keys are `<workspace>\0<email>`). Attempts in
+   *  flight still end normally. */
+  clearWorkspace(workspaceId: string): void {
+    const prefix = `${workspaceId}\0`;
+    for (const [key, state] of this.keys) {
+      if (!key.startsWith(prefix)) continue;
+      state.failures = [];
+      for (const wake of state.waiting.splice(0)) wake();
+      if (state.inFlight === 0) this.keys.delete(key);
+    }
+  }
+
+  private state(key: string, now: number): KeyState {
+    let state = this.keys.get(key);
+    if (!state) {
+      if (this.keys.size >= SWEEP_AT) this.sweep(now);
+      state = { failures: [], inFlight: 0, waiting: [] };
+      this.keys.set(key, state);
+    } else {
+      const from = now - WINDOW_MS;
+      if (state.failures.length && state.failures[0] <= from) state.failures = state.failures.filter((t) => t > from);
+    }
+    return state;
   }
 
   private sweep(now: number): void {
-    for (const [key, list] of this.failures) if (!list.some((t) => t > now - WINDOW_MS)) this.failures.delete(key);
+    for (const [key, state] of this.keys) {
+      if (state.inFlight === 0 && state.waiting.length === 0 && !state.failures.some((t) => t > now - WINDOW_MS)) this.keys.delete(key);
+    }
   }
 }

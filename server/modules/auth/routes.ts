@@ -13,11 +13,19 @@ import * as auth from './service.js';
 import { LoginLimiter } from './rate-limit.js';
 import { outboxStore } from './outbox.js';
 
+// One limiter per server (two servers in one process never share counts).
+const limiters = new WeakMap<AppContext, LoginLimiter>();
+function limiterOf(ctx: AppContext): LoginLimiter {
+  let limiter = limiters.get(ctx);
+  if (!limiter) { limiter = new LoginLimiter(ctx.config.loginRateLimit); limiters.set(ctx, limiter); }
+  return limiter;
+}
+
 export const authModule: Module = {
   name: 'auth',
 
   workspaceRoutes(router: Router, ctx: AppContext) {
-    const limiter = new LoginLimiter(ctx.config.loginRateLimit);
+    const limiter = limiterOf(ctx);
 
     router.post('/auth/register', async (req, res) => {
       assertWritable(req.body, REGISTER_READ_ONLY);
@@ -80,6 +88,15 @@ export const authModule: Module = {
     router.post('/auth/impersonate/:userId', async (req, res) => {
       const admin = requireAdmin(req);
       res.json(await auth.impersonate(ctx, req.ws, admin, req.params.userId as string));
+    });
+  },
+
+  async start(ctx: AppContext) {
+    // Reset, snapshot restore and import start the workspace afresh: its failed-login counts too.
+    const limiter = limiterOf(ctx);
+    await ctx.registry.listen({
+      replaced: (ws) => limiter.clearWorkspace(ws.id),
+      deleted: (ws) => limiter.clearWorkspace(ws.id),
     });
   },
 

@@ -22,13 +22,25 @@ let dummyHash: Promise<string> | undefined;
 const dummy = (cost: number) => (dummyHash ??= hashPassword('homebase-no-such-user', cost));
 
 export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<LoginResult> {
-  const key = `${ws.id}\0${normalizeEmail(email)}`;
-  const attempt = limiter.begin(key);
-  const user = await findUserByEmail(ws, email);
-  const ok = user ? await verifyPassword(password, user.passwordHash) : (await verifyPassword(password, await dummy(ctx.config.bcryptCost)), false);
+  const attempt = await limiter.begin(limiterKey(ws, email));
+  let user: UserDoc | undefined;
+  let ok = false;
+  let failed = false;
+  try {
+    user = await findUserByEmail(ws, email);
+    ok = user ? await verifyPassword(password, user.passwordHash) : (await verifyPassword(password, await dummy(ctx.config.bcryptCost)), false);
+    failed = !ok;
+  } finally {
+    // Only a wrong email or password counts; an attempt that broke on something else does not.
+    limiter.end(attempt, failed);
+  }
   if (!ok || !user) throw ApiError.unauthorized('Invalid email or password');
-  limiter.forgive(key, attempt);
   return createSession(ws, user, ctx.config);
+}
+
+/** The limiter's key: the workspace and the email (case-insensitive). */
+export function limiterKey(ws: Workspace, email: string): string {
+  return `${ws.id}\0${normalizeEmail(email)}`;
 }
 
 export function refresh(ctx: AppContext, ws: Workspace, refreshToken: string): Promise<LoginResult> {
@@ -60,12 +72,16 @@ export async function resetPassword(ctx: AppContext, ws: Workspace, token: strin
 /** A wrong current password counts as a failed login of that email (a stolen access token
  *  must not become a way to guess the password without limit). */
 export async function changePassword(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, auth: AuthInfo, actor: Actor | undefined, currentPassword: string, newPassword: string): Promise<UserDoc> {
-  const key = `${ws.id}\0${normalizeEmail(auth.user.email)}`;
-  const attempt = limiter.begin(key);
-  if (!(await verifyPassword(currentPassword, auth.user.passwordHash))) {
-    throw ApiError.invalidField('currentPassword', 'invalid', 'The current password is wrong');
+  const attempt = await limiter.begin(limiterKey(ws, auth.user.email));
+  let ok = false;
+  let failed = false;
+  try {
+    ok = await verifyPassword(currentPassword, auth.user.passwordHash);
+    failed = !ok;
+  } finally {
+    limiter.end(attempt, failed);
   }
-  limiter.forgive(key, attempt);
+  if (!ok) throw ApiError.invalidField('currentPassword', 'invalid', 'The current password is wrong');
   return changeUser(ctx, ws, auth.userId, { password: newPassword }, { actor, keepSessionId: auth.sessionId });
 }
 
