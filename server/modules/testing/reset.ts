@@ -1,4 +1,5 @@
-// Reset: back to a fresh workspace holding only its first admin. Records, users, files (bytes
+// Reset: back to a fresh workspace holding only its first admin (or, when that one is gone or
+// no longer an admin, the oldest remaining admin). Records, users, files (bytes
 // too), chats, deliveries, logs, executions, outbox and the request log go; with keepSchema the
 // collections (fields, views, indexes) and the config-like stores (webhooks, scenarios, secrets)
 // stay. Generic over stores: whatever a module adds is wiped unless listed here.
@@ -21,10 +22,17 @@ export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOpt
     const settings = structuredClone(ws.settings.data);
     if (!keepSchema) settings.collections = [];
     const users = (await ws.store('users')).all();
-    // The first admin stays; a workspace created without one keeps its admins.
-    const kept: Doc[] = settings.firstAdminId
-      ? users.filter((u) => u._id === settings.firstAdminId)
-      : users.filter((u) => u.role === 'admin');
+    // The first admin stays, or (it was deleted or demoted) the oldest remaining admin, which
+    // becomes the first admin; a workspace created without one keeps its admins.
+    let kept: Doc[];
+    if (settings.firstAdminId) {
+      const first = users.find((u) => u._id === settings.firstAdminId && u.role === 'admin') ?? oldestAdmin(users)
+        ?? users.find((u) => u._id === settings.firstAdminId);
+      kept = first ? [first] : [];
+      if (first) settings.firstAdminId = first._id;
+    } else {
+      kept = users.filter((u) => u.role === 'admin');
+    }
     const stores = new Map<string, Doc[]>([['users', kept]]);
     for (const c of settings.collections) stores.set(`collections/${c._id}`, []);
     const state: WorkspaceState = { settings, stores, files: new Map(), keep: new Set(keepSchema ? CONFIG_STORES : []) };
@@ -36,4 +44,9 @@ export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOpt
     clearRequestLog(ws);
     return { keepSchema, firstAdminId: settings.firstAdminId ?? null };
   }));
+}
+
+function oldestAdmin(users: Doc[]): Doc | undefined {
+  return users.filter((u) => u.role === 'admin')
+    .sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))[0];
 }

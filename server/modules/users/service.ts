@@ -1,11 +1,12 @@
 // User administration rules without HTTP: create, update and delete users, ending sessions
-// where a password changes or a user goes, keeping at least one administrator, and
+// where a password changes or a user goes, keeping at least one administrator (and a first
+// admin: when it is deleted or demoted, the oldest remaining admin takes its place), and
 // publishing user.created / user.updated / user.deleted (public user only, never the hash).
 import type { AppContext } from '../../core/context.js';
 import type { Actor } from '../../core/bus.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
-import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, type NewUser, type UserDoc, type UserPatch } from './repo.js';
+import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, usersStore, type NewUser, type UserDoc, type UserPatch } from './repo.js';
 import { revokeUserSessions } from '../auth/sessions.js';
 import { dropResetTokens } from '../auth/recovery.js';
 
@@ -34,6 +35,7 @@ export async function changeUser(ctx: AppContext, ws: Workspace, id: string, pat
     throw ApiError.conflict('The workspace must keep at least one administrator', { field: 'role' });
   }
   const user = await updateUser(ws, id, patch, ctx.config.bcryptCost);
+  if (current.role === 'admin' && user.role !== 'admin') await moveFirstAdmin(ws, id);
   if (patch.password !== undefined) {
     await revokeUserSessions(ws, id, options.keepSessionId);
     await dropResetTokens(ws, id);
@@ -50,7 +52,23 @@ export async function removeUser(ctx: AppContext, ws: Workspace, id: string, act
   }
   const removed = await deleteUser(ws, id);
   if (!removed) throw ApiError.notFound('User', id);
+  await moveFirstAdmin(ws, id);
   await revokeUserSessions(ws, id);
   await dropResetTokens(ws, id);
   publishUserEvent(ctx, ws, 'user.deleted', removed, actor);
+}
+
+/** The workspace's admins, oldest first (creation time, then id). */
+export async function adminsOldestFirst(ws: Workspace): Promise<UserDoc[]> {
+  const admins = (await usersStore(ws)).findBy('role', 'admin') as UserDoc[];
+  return admins.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+}
+
+/** When `formerAdminId` was the workspace's first admin (the one a reset keeps and the console
+ *  signs in as) and is one no longer (deleted or demoted), the oldest remaining admin takes over. */
+async function moveFirstAdmin(ws: Workspace, formerAdminId: string): Promise<void> {
+  if (ws.settings.data.firstAdminId !== formerAdminId) return;
+  const next = (await adminsOldestFirst(ws)).find((u) => u._id !== formerAdminId);
+  if (!next) return;
+  await ws.settings.update((d) => { if (d.firstAdminId === formerAdminId) d.firstAdminId = next._id; });
 }
