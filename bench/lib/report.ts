@@ -9,6 +9,7 @@ import { OPS, OP_LABELS } from './operations.js';
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const fmt = (n: number) => (n >= 100 ? int(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 const fig = (f?: Figure) => (f ? `${fmt(f.median)} (${fmt(f.min)}–${fmt(f.max)})` : '–');
+const ms1 = (median: number, min: number, max: number) => `${fmt(median)} (${fmt(min)}–${fmt(max)})`;
 const ratio = (a?: Figure, b?: Figure) => (a && b && b.median > 0 ? `${fmt(a.median / b.median)}×` : '–');
 
 export const HEADER = ['Measure', 'Records', 'Homebase', 'json-server', 'bare Express', 'HB / json-server', 'HB / bare'];
@@ -31,7 +32,17 @@ export function rows(r: BenchResults): string[][] {
   ms('start → first page of records (ms)', int(r.start.size), r.start.loadedRecordsMs);
   if (r.rss.afterLoadMb !== undefined) out.push(['RSS after load (MB)', int(r.rss.size), int(r.rss.afterLoadMb), '', '', '', '']);
   if (r.rss.afterRunMb !== undefined) out.push(['RSS after the runs (MB)', int(r.rss.size), int(r.rss.afterRunMb), '', '', '', '']);
-  if (r.restore && Number.isFinite(r.restore.ms)) out.push(['snapshot restore (ms)', int(r.restore.size), int(r.restore.ms), '', '', '', '']);
+  const restores = r.restore?.detail?.figures;
+  if (restores?.length) {
+    const where = { memory: 'in memory', disk: 'on disk' } as const;
+    const how = { changed: 'after a test changed a record', full: 'whole workspace rewritten' } as const;
+    for (const f of restores) out.push([`snapshot restore, ${where[f.storage]}, ${how[f.mode]} (ms)`, int(f.records), ms1(f.medianMs, f.minMs, f.maxMs), '', '', '', '']);
+  } else if (r.restore && Number.isFinite(r.restore.ms)) out.push(['snapshot restore (ms)', int(r.restore.size), int(r.restore.ms), '', '', '', '']);
+  const seed = r.restore?.detail?.seedStart;
+  if (seed) {
+    out.push(['start with --seed → first response (ms)', int(seed.records), int(seed.medianMs), '', '', '', '']);
+    out.push(['start without a seed → first response (ms)', '0', int(seed.withoutSeedMs), '', '', '', '']);
+  }
   return out;
 }
 
@@ -58,6 +69,12 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   }
   for (const [what, v] of [['first response', r.start.loadedMs], ['first page of records', r.start.loadedRecordsMs]] as const) {
     out.push({ target: `start with ${int(r.start.size)} records < 1 s (${what})`, value: v === undefined ? 'not measured' : `${int(v)} ms`, ok: v === undefined ? undefined : v < 1000 });
+  }
+  // Snapshot restore (issue 5): the slowest of the measured kinds at each size.
+  for (const [records, limit] of [[1_000, 50], [10_000, 300]] as const) {
+    const figs = r.restore?.detail?.figures.filter((f) => f.records === records) ?? [];
+    const worst = figs.length ? Math.max(...figs.map((f) => f.medianMs)) : undefined;
+    if (worst !== undefined || r.restore) out.push({ target: `snapshot restore of ${int(records)} records < ${limit} ms (slowest kind)`, value: worst === undefined ? 'not measured' : `${fmt(worst)} ms`, ok: worst === undefined ? undefined : worst < limit });
   }
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });

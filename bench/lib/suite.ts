@@ -2,6 +2,7 @@
 // (bare Express, json-server, Homebase), measures the four operations, and collects the extra
 // figures (create series, start times, RSS, restore, optional suites) into one result object.
 import { spawnSync } from 'node:child_process';
+import type { RestoreBenchResult } from '../restore.js';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,7 +30,7 @@ export interface BenchResults {
   /** Spawn → first response (health) and spawn → first page of records (loads the collection). */
   start: { size: number; emptyMs?: number; emptyRecordsMs?: number; loadedMs?: number; loadedRecordsMs?: number };
   rss: { size: number; afterLoadMb?: number; afterRunMb?: number };
-  restore?: { size: number; ms: number; detail?: unknown };
+  restore?: { size: number; ms: number; detail?: RestoreBenchResult };
   extra: Record<string, unknown>;
   notes: string[];
 }
@@ -152,7 +153,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   }
 
   if (o.restoreSize > 0) {
-    results.restore = await optional('restore', 'benchRestore', { records: o.restoreSize, sizes: [o.restoreSize], runs: 5 }, results, log) as BenchResults['restore'];
+    results.restore = await optional('restore', 'benchRestore', { records: o.restoreSize, sizes: [...new Set([Math.min(1_000, o.restoreSize), o.restoreSize])], runs: 5 }, results, log) as BenchResults['restore'];
   }
   if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', { sizeMB: 100 }, results, log);
   if (o.realtime) results.extra.realtime = await optional('realtime', 'benchRealtime', {}, results, log);
@@ -170,7 +171,7 @@ async function optional(file: string, fn: string, arg: unknown, results: BenchRe
     const out = await mod[fn](arg);
     if (file !== 'restore') return out;
     const ms = typeof out === 'number' ? out : (out as { ms?: number; restoreMs?: number })?.ms ?? (out as { restoreMs?: number })?.restoreMs;
-    return { size: (arg as { records: number }).records, ms: ms ?? NaN, detail: typeof out === 'number' ? undefined : out };
+    return { size: (arg as { records: number }).records, ms: ms ?? NaN, detail: typeof out === 'number' ? undefined : out as RestoreBenchResult };
   } catch (err) {
     results.notes.push(`${fn} failed: ${(err as Error).message}`);
     return undefined;
