@@ -51,6 +51,34 @@ describe('request log', () => {
   });
 });
 
+describe('request log queries', () => {
+  it('filters, sorts, selects and counts like every list (filter[status]=401 is applied)', async () => {
+    const t = await startTestServer();
+    try {
+      await t.req('POST', '/database', { body: { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } } });
+      for (let i = 0; i < 3; i++) await t.req('GET', '/database/notes', { token: null }); // 401
+      for (let i = 0; i < 2; i++) await t.req('GET', '/database/notes'); // 200
+      await t.req('GET', '/database/ghost'); // 404
+      const only401 = await t.consoleReq('GET', '/workspaces/demo/requests?filter[status]=401');
+      expect(only401.status).toBe(200);
+      expect(only401.body.meta.total).toBe(3);
+      expect(only401.body.data.every((e: { status: number }) => e.status === 401)).toBe(true);
+      const errors = await t.consoleReq('GET', '/workspaces/demo/requests?filter[status][$gte]=400&sort=status&fields=status,path');
+      expect(errors.body.data.map((e: { status: number }) => e.status)).toEqual([401, 401, 401, 404]);
+      expect(Object.keys(errors.body.data[0]).sort()).toEqual(['_id', 'path', 'status']);
+      const count = await t.consoleReq('GET', '/workspaces/demo/requests?filter[method]=POST&limit=0');
+      expect(count.body).toEqual({ data: [], meta: { total: 1, limit: 0, offset: 0 } });
+      const starts = await t.consoleReq('GET', '/workspaces/demo/requests?filter[path][$startsWith]=/api/app/demo/database/ghost');
+      expect(starts.body.data.map((e: { status: number }) => e.status)).toEqual([404]);
+      // Newest first by default.
+      const all = (await t.consoleReq('GET', '/workspaces/demo/requests')).body.data;
+      expect(all[0].path).toBe('/api/app/demo/database/ghost');
+      expect((await t.consoleReq('GET', '/workspaces/demo/requests?filter[status][$regex]=4')).status).toBe(400);
+      expect((await t.consoleReq('GET', '/workspaces/demo/requests?filter[status]=abc')).status).toBe(400);
+    } finally { await t.close(); }
+  });
+});
+
 describe('from code', () => {
   it('seeds at start and offers snapshot / restore / reset', async () => {
     const t: TestServer = await startTestServer({ seed: SEED });

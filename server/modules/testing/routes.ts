@@ -10,6 +10,13 @@ import { resetWorkspace } from './reset.js';
 import { deleteSnapshot, listSnapshots, restoreSnapshot, takeSnapshot } from './snapshots.js';
 import { exportWorkspace, importWorkspace } from './dump.js';
 import { requestLog } from './request-log.js';
+import { compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
+import type { FieldType } from '../../shared/models.js';
+
+/** Filter coercion for request-log entries (`filter[status]=401` matches the number). */
+const REQUEST_TYPES: Record<string, FieldType> = {
+  _id: 'string', method: 'string', path: 'string', status: 'integer', durationMs: 'number', time: 'date', accessRule: 'string',
+};
 
 const ResetBody = z.object({ keepSchema: z.boolean().optional() });
 const SnapshotBody = z.object({ name: z.string(), overwrite: z.boolean().optional() });
@@ -52,10 +59,13 @@ export const testingModule: Module = {
       res.json({ imported: await importWorkspace(ctx, req.ws, req.body) });
     });
 
+    // The standard list query (CONTRACT §6) over the log, newest first unless `sort` says otherwise.
     router.get('/workspaces/:appId/requests', (req, res) => {
-      const q = parseListQuery(req.query as Record<string, unknown>);
-      const all = requestLog(req.ws);
-      res.json({ data: all.slice(q.offset, q.offset + q.limit), meta: listMeta(all.length, q) });
+      const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => REQUEST_TYPES[p] });
+      const all = (requestLog(req.ws) as unknown as Doc[]).filter(compileMatcher(q.conditions));
+      if (q.sort.length) all.sort(comparator(q.sort));
+      const page = q.limit === 0 ? [] : all.slice(q.offset, q.offset + q.limit);
+      res.json({ data: q.fields ? page.map((e) => project(e, q.fields!)) : page, meta: listMeta(all.length, q) });
     });
   },
 };

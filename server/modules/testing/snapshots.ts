@@ -60,10 +60,10 @@ export async function listSnapshots(ws: Workspace): Promise<SnapshotInfo[]> {
 
 function infoOf(name: string, state: WorkspaceState): SnapshotInfo {
   let records = 0;
-  let collections = 0;
-  for (const [store, docs] of state.stores) if (isCollectionStore(store)) { records += docs.length; collections++; }
+  for (const [store, docs] of state.stores) if (isCollectionStore(store)) records += docs.length;
   return {
-    name, createdAt: new Date().toISOString(), records, collections,
+    // The schema's collections, whether or not they ever held a record (an empty one has no store).
+    name, createdAt: new Date().toISOString(), records, collections: state.settings.collections.length,
     users: state.stores.get('users')?.length ?? 0,
     files: state.stores.get('files')?.length ?? 0,
   };

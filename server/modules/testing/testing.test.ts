@@ -44,6 +44,15 @@ describe('snapshots', () => {
     expect((await t.req('GET', '/database/people?limit=100')).body.data).toEqual(before);
   });
 
+  it('counts the schema\'s collections, also those that never held a record', async () => {
+    await t.consoleReq('POST', '/workspaces/demo/reset');
+    await people(2);
+    expect((await t.req('POST', '/database', { body: { _id: 'empty' } })).status).toBe(201);
+    const snap = await t.consoleReq('POST', '/workspaces/demo/snapshots', { name: 'counts', overwrite: true });
+    expect(snap.body).toMatchObject({ records: 2, collections: 2 });
+    expect((await t.consoleReq('POST', '/workspaces/demo/snapshots/counts/restore')).body).toMatchObject({ collections: 2 });
+  });
+
   it('lists snapshots, refuses duplicates and unknown names', async () => {
     expect((await t.consoleReq('POST', '/workspaces/demo/snapshots', { name: 'fixtures' })).status).toBe(409);
     expect((await t.consoleReq('POST', '/workspaces/demo/snapshots', { name: 'fixtures', overwrite: true })).status).toBe(201);
