@@ -20,8 +20,9 @@ export interface Dump {
   users?: Doc[];
   /** File objects with their bytes as base64 in `content`. */
   files?: Array<Doc & { content: string }>;
-  /** Without their signing secret (an import gives each a new one). */
-  webhooks?: Doc[];
+  /** Never with their signing secret on export. On import a webhook may carry `secret`
+   *  (`whsec_` + base64 of 24 to 64 bytes), which it keeps; without one it gets a new one. */
+  webhooks?: Array<Doc & { secret?: string }>;
   scenarios?: Doc[];
   /** Metadata only: values never leave the server. */
   secrets?: Doc[];

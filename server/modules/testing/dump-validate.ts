@@ -1,10 +1,21 @@
-// Validation of a whole dump before an import touches anything: structure, ids, duplicates,
-// unique fields, and field names the store refuses. The first problem is a 422 whose
-// `details.field` is its JSON path (`records.people[3]._id`).
+// Validation of a whole dump before an import touches anything. The structure, ids, duplicates
+// and unique values are checked here; collections, fields, views, indexes, record values and
+// webhooks are checked with the same schemas and validators as the API (database and webhooks
+// modules), so an import never holds what the API itself would refuse. The first problem is a
+// 422 whose `details.field` is its JSON path (`records.people[3]._id`).
+import type { z } from 'zod';
+import { z as zod } from 'zod';
 import { ApiError } from '../../core/errors.js';
 import { ID_PATTERN, RESERVED_RECORD_IDS } from '../../core/ids.js';
-import { FIELD_TYPES, type CollectionDef } from '../../shared/models.js';
-import type { ValidationReason } from '../../shared/error-codes.js';
+import { parseBody } from '../../core/validate.js';
+import { parseSort, validateObjectFilter } from '../../core/list-query.js';
+import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
+import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
+import { NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody } from '../database/schemas.js';
+import { checkKeys as checkStoreKeys, checkValue, fieldError, validateData } from '../database/validation.js';
+import { DEFAULT_SETTING } from '../database/collections.js';
+import { typeOfFor } from '../database/service.js';
+import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/schemas.js';
 import { DUMP_FORMAT, DUMP_VERSION, SECTION_STORES, type Dump } from './dump-format.js';
 
 type Obj = Record<string, unknown>;
@@ -64,22 +75,165 @@ function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj
   return list as Obj[];
 }
 
-function validateCollection(c: Obj, p: string): void {
-  if (c.name !== undefined) str(c.name, `${p}.name`);
-  if (c.setting !== undefined) obj(c.setting, `${p}.setting`);
-  arr(c.fields, `${p}.fields`).forEach((f, i) => {
+/** A field path as lists accept it (the list-query parser's own check). */
+function isPath(p: string): boolean {
+  try {
+    const keys = parseSort(p);
+    return keys.length === 1 && keys[0].path === p;
+  } catch {
+    return false;
+  }
+}
+
+const toList = (v: string | string[]) => (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter((x) => x !== '');
+
+/** Field ids the server keeps on every record (the database module refuses them as fields). */
+const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
+/** Indexed anyway: an index on one of these alone is refused. */
+const UNINDEXABLE = new Set(['_id', 'createdAt']);
+const DATE_FIELD = { _id: 'date', name: 'date', type: 'date' } as FieldDef;
+
+/** `createdAt` / `updatedAt`, when given, are ISO 8601 dates as the server writes them. */
+function checkStamps(o: Obj, path: string): void {
+  for (const k of ['createdAt', 'updatedAt']) {
+    if (o[k] === undefined) continue;
+    const reason = checkValue(DATE_FIELD, o[k]);
+    if (reason) fail(`${path}.${k}`, reason, 'must be an ISO 8601 date (e.g. 2026-01-31T12:00:00.000Z)');
+  }
+}
+
+/** Checks a collection definition as the database API would have: setting values, field types
+ *  and options, defaults, view filters and sorts, index fields. Returns it with its setting
+ *  completed the way the API completes a partial one. */
+function validateCollection(c: Obj, p: string, collectionIds: Set<string>): Obj {
+  const head = parseAt(NewCollectionBody, { _id: c._id, name: c.name, setting: c.setting }, p);
+  checkStamps(c, p);
+  const setting: CollectionSetting = { ...DEFAULT_SETTING };
+  for (const [k, v] of Object.entries(head.setting ?? {})) if (v !== undefined && v !== null) (setting as unknown as Obj)[k] = v;
+
+  const fields = arr(c.fields, `${p}.fields`).map((f, i) => obj(f, `${p}.fields[${i}]`));
+  const fieldIds = new Set<string>();
+  fields.forEach((field, i) => {
     const fp = `${p}.fields[${i}]`;
-    const field = obj(f, fp);
-    str(field._id, `${fp}._id`);
-    if (!(FIELD_TYPES as readonly string[]).includes(str(field.type, `${fp}.type`)!)) fail(`${fp}.type`, 'enum', `must be one of ${FIELD_TYPES.join(', ')}`);
+    const id = str(field._id, `${fp}._id`)!;
+    parseAt(NewFieldBody, field, fp);
+    if (RESERVED_FIELDS.has(id)) fail(`${fp}._id`, 'invalid', `'${id}' is kept by the server on every record`);
+    if (fieldIds.has(id)) fail(`${fp}._id`, 'invalid', `duplicate field '${id}'`);
+    fieldIds.add(id);
+    checkStamps(field, fp);
+    checkFieldSettings(field as unknown as FieldDef, fp, collectionIds);
   });
-  arr(c.views, `${p}.views`).forEach((v, i) => { const view = obj(v, `${p}.views[${i}]`); str(view._id, `${p}.views[${i}]._id`); });
+
+  const typeOf = typeOfFor({ fields } as unknown as CollectionDef);
+  const viewIds = new Set<string>();
+  arr(c.views, `${p}.views`).forEach((v, i) => {
+    const vp = `${p}.views[${i}]`;
+    const view = obj(v, vp);
+    const id = str(view._id, `${vp}._id`)!;
+    const parsed = parseAt(NewViewBody, view, vp);
+    if (viewIds.has(id)) fail(`${vp}._id`, 'invalid', `duplicate view '${id}'`);
+    viewIds.add(id);
+    checkStamps(view, vp);
+    asValidation(`${vp}.filter`, () => validateObjectFilter(parsed.filter ?? {}, typeOf));
+    if (parsed.sort) asValidation(`${vp}.sort`, () => parseSort(parsed.sort!));
+    if (parsed.fields !== undefined) for (const f of toList(parsed.fields)) if (!isPath(f)) fail(`${vp}.fields`, 'format', `'${f}' is not a field path`);
+  });
+
+  const indexIds = new Set<string>();
+  const indexKeys = new Set<string>();
   arr(c.indexes, `${p}.indexes`).forEach((x, i) => {
     const ip = `${p}.indexes[${i}]`;
     const index = obj(x, ip);
-    const fields = arr(index.fields, `${ip}.fields`);
-    if (fields.length === 0 || fields.some((f) => typeof f !== 'string')) fail(`${ip}.fields`, 'invalid', 'must list field names');
+    const id = str(index._id, `${ip}._id`)!;
+    const parsed = parseAt(NewIndexBody, index, ip);
+    if (indexIds.has(id)) fail(`${ip}._id`, 'invalid', `duplicate index '${id}'`);
+    indexIds.add(id);
+    const list = toList(parsed.fields);
+    for (const f of list) if (!isPath(f)) fail(`${ip}.fields`, 'format', `'${f}' is not a field path`);
+    if (list.length === 0) fail(`${ip}.fields`, 'invalid', 'must list field names');
+    if (new Set(list).size !== list.length) fail(`${ip}.fields`, 'invalid', 'an index lists each field once');
+    if (list.length === 1 && UNINDEXABLE.has(list[0])) fail(`${ip}.fields`, 'invalid', `'${list[0]}' is always indexed`);
+    const k = [...list].sort().join(',');
+    if (indexKeys.has(k)) fail(`${ip}.fields`, 'invalid', 'another index already covers these fields');
+    indexKeys.add(k);
+    checkStamps(index, ip);
   });
+  return { ...c, setting };
+}
+
+/** The type-specific rules of a field definition (database module, schema.ts `checkField`). */
+function checkFieldSettings(field: FieldDef, fp: string, collectionIds: Set<string>): void {
+  const o = field.options ?? {};
+  if (field.type === 'enum' && !o.values?.length) fail(`${fp}.options.values`, 'required', "an enum field needs 'options.values'");
+  if (field.type === 'reference') {
+    if (typeof o.collection !== 'string') fail(`${fp}.options.collection`, 'required', "a reference field needs 'options.collection'");
+    if (!collectionIds.has(o.collection as string)) fail(`${fp}.options.collection`, 'invalid', `no collection '${o.collection}' in schema.collections`);
+  }
+  if (field.unique && (field.type === 'json' || field.type === 'array')) fail(`${fp}.unique`, 'invalid', `a ${field.type} field cannot be unique`);
+  if (field.default !== undefined && field.default !== null) {
+    const reason = checkValue(field, field.default);
+    if (reason) fail(`${fp}.default`, reason, fieldError(field, reason).message ?? 'is invalid');
+  }
+}
+
+/** Runs a zod schema of the API on a part of the dump; its first issue becomes the dump's 422. */
+function parseAt<S extends z.ZodType>(schema: S, value: unknown, path: string): z.infer<S> {
+  try {
+    return parseBody(schema, value);
+  } catch (err) {
+    throw atPath(err, path);
+  }
+}
+
+/** A check of the list-query parser (400) or a validator (422), reported at `path`. */
+function asValidation(path: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'BAD_REQUEST') fail(path, 'invalid', err.message);
+    throw atPath(err, path);
+  }
+}
+
+/** Re-roots a 422 of the API (its field relative to a body) at a JSON path of the dump. */
+function atPath(err: unknown, path: string): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'VALIDATION_ERROR') return err;
+  const first = ((err.details?.errors as FieldError[] | undefined) ?? [])[0] ?? { field: '', reason: 'invalid' as ValidationReason };
+  return fieldAt(path, first);
+}
+
+/** A field error whose `field` is relative (`a.b`, `tags[2]`, `options.values.0`) as one at `path`. */
+function fieldAt(path: string, e: FieldError): ApiError {
+  let at = path;
+  for (const part of e.field.split('.').filter((x) => x !== '')) {
+    const m = /^(.*?)((?:\[\d+\])*)$/.exec(part)!;
+    if (m[1]) at = /^\d+$/.test(m[1]) ? `${at}[${m[1]}]` : key(at, m[1]);
+    at += m[2];
+  }
+  const message = (e.message ?? 'is invalid').replace(/^'[^']*':?\s*/, '');
+  return ApiError.invalidField(at, e.reason, `${at || 'dump'}: ${message}`);
+}
+
+/** Record values, as the API checks a created record: system keys (`_owner` a user id, dates
+ *  as dates), keys the store refuses, and every field's type, format, range and `required`.
+ *  A record created before a field's definition last changed is not held to that definition
+ *  (a schema change never rewrites or re-checks existing records, so a workspace may hold
+ *  such records, and its export must import). Returns the record with the defaults of the
+ *  fields it is held to, as a create would have. */
+function validateRecord(d: Obj, p: string, def: CollectionDef): Obj {
+  const { _id: _omit, _owner, createdAt, updatedAt, ...rest } = d;
+  if (_owner !== undefined && (typeof _owner !== 'string' || _owner === '')) fail(`${p}._owner`, 'type', 'must be a user id (a string)');
+  checkStamps(d, p);
+  const storeKeys = checkStoreKeys(rest);
+  if (storeKeys.length) throw fieldAt(p, storeKeys[0]);
+  const created = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
+  const inForce = (def.fields ?? []).filter((f) => {
+    const changed = Date.parse(String(f.updatedAt ?? f.createdAt ?? ''));
+    return Number.isNaN(created) || Number.isNaN(changed) || created >= changed;
+  });
+  const { data, errors } = validateData(inForce, rest, 'create');
+  if (errors.length) throw fieldAt(p, errors[0]);
+  return data === rest ? d : { ...d, ...data };
 }
 
 /** The unique keys a collection's schema declares (a compound one lists several fields). */
@@ -100,18 +254,22 @@ export function validateDump(raw: unknown): Dump {
   if (root.workspace !== undefined) obj(root.workspace, 'workspace');
 
   const schema = root.schema === undefined ? {} : obj(root.schema, 'schema');
-  const collections = docs(schema.collections, 'schema.collections', ID_PATTERN, validateCollection, false) as unknown as CollectionDef[];
+  const rawCollections = docs(schema.collections, 'schema.collections', ID_PATTERN, undefined, false);
+  const collectionIds = new Set(rawCollections.map((c) => c._id as string));
+  const collections = rawCollections.map((c, i) => validateCollection(c, `schema.collections[${i}]`, collectionIds)) as unknown as CollectionDef[];
   const byId = new Map(collections.map((c) => [c._id, c]));
 
   const records = root.records === undefined ? {} : obj(root.records, 'records');
+  const checkedRecords: Record<string, Obj[]> = {};
   for (const [cid, list] of Object.entries(records)) {
     const path = key('records', cid);
     const def = byId.get(cid);
     if (!def) fail(path, 'invalid', `collection '${cid}' is not in schema.collections`);
-    docs(list, path, ID_PATTERN, (d, p) => { if (RESERVED_RECORD_IDS.has(d._id as string)) fail(`${p}._id`, 'invalid', `'${d._id}' is reserved`); });
+    const given = docs(list, path, ID_PATTERN, (d, p) => { if (RESERVED_RECORD_IDS.has(d._id as string)) fail(`${p}._id`, 'invalid', `'${d._id}' is reserved`); });
+    const checked = given.map((d, i) => validateRecord(d, `${path}[${i}]`, def!));
     for (const fields of uniqueKeys(def!)) {
       const seen = new Set<string>();
-      (list as Obj[]).forEach((d, i) => {
+      checked.forEach((d, i) => {
         const values = fields.map((f) => valueAt(d, f));
         if (values.some((v) => v === undefined)) return; // unique indexes are sparse
         const k = JSON.stringify(values);
@@ -119,6 +277,7 @@ export function validateDump(raw: unknown): Dump {
         seen.add(k);
       });
     }
+    checkedRecords[cid] = checked;
   }
 
   const emails = new Set<string>();
@@ -141,10 +300,7 @@ export function validateDump(raw: unknown): Dump {
     if (content.length % 4 !== 0 || !BASE64.test(content)) fail(`${p}.content`, 'format', 'must be base64');
     if (f.size !== undefined && f.size !== Buffer.byteLength(content, 'base64')) fail(`${p}.size`, 'invalid', 'does not match the content');
   });
-  docs(root.webhooks, 'webhooks', null, (w, p) => {
-    str(w.url, `${p}.url`);
-    if (!Array.isArray(w.events) || w.events.some((e) => typeof e !== 'string')) fail(`${p}.events`, 'type', 'must be an array of event names');
-  });
+  docs(root.webhooks, 'webhooks', null, (w, p) => { parseAt(DumpWebhook, w, p); checkStamps(w, p); });
   docs(root.scenarios, 'scenarios', null, (s, p) => { str(s.name, `${p}.name`, true); });
   const secretNames = new Set<string>();
   docs(root.secrets, 'secrets', null, (s, p) => {
@@ -160,5 +316,24 @@ export function validateDump(raw: unknown): Dump {
     if (!STORE_NAME.test(name) || SECTION_STORES.has(name)) fail(path, 'invalid', `'${name}' is not a store a dump may carry here`);
     docs(list, path, null);
   }
-  return root as unknown as Dump;
+  return { ...root, schema: { ...schema, collections }, records: checkedRecords } as unknown as Dump;
+}
+
+/** A webhook of a dump: what `POST /webhooks` accepts (name optional), plus the optional
+ *  signing secret a test suite may fix so that it can verify signatures (never exported). */
+const DumpWebhook = zod.object({
+  name: zod.string().min(1).max(200).optional(),
+  url: zod.string().max(2048).refine(isHttpUrl, { message: 'must be an absolute http:// or https:// URL' }),
+  events: EventPatterns,
+  active: zod.boolean().optional(),
+  filter: EventFilter.optional(),
+  secret: zod.string().refine(isWebhookSecret, { message: "must be 'whsec_' followed by the base64 of 24 to 64 random bytes" }).optional(),
+});
+
+/** `whsec_` + base64 of 24 to 64 bytes (the Standard Webhooks secret format). */
+export function isWebhookSecret(v: string): boolean {
+  const b64 = v.startsWith('whsec_') ? v.slice(6) : '';
+  if (b64.length === 0 || b64.length % 4 !== 0 || !BASE64.test(b64)) return false;
+  const bytes = Buffer.byteLength(b64, 'base64');
+  return bytes >= 24 && bytes <= 64;
 }

@@ -90,10 +90,14 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
 function buildState(ws: Workspace, dump: Dump, dumpUsers: Doc[], currentAdmin: Doc | undefined): WorkspaceState {
   const now = nowIso();
   const stamp = <T extends object>(d: T) => ({ createdAt: now, updatedAt: now, ...d });
+  // The setting comes completed by validateDump; a view's or index's `fields` may be given as
+  // "a,b" (as the API accepts them) and is stored as a list.
+  const list = (v: unknown) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v);
   const collections: CollectionDef[] = (dump.schema?.collections ?? []).map((c) => stamp({
     ...c, name: c.name ?? c._id,
-    setting: c.setting ?? { read: 'private', write: 'private', update: 'private' },
-    fields: (c.fields ?? []).map(stamp), views: (c.views ?? []).map(stamp), indexes: (c.indexes ?? []).map((i) => ({ ...i, createdAt: i.createdAt ?? now, unique: !!i.unique })), // an index has no updatedAt
+    fields: (c.fields ?? []).map((f) => stamp({ ...f, name: f.name ?? f._id })),
+    views: (c.views ?? []).map((v) => stamp({ ...v, name: v.name ?? v._id, filter: v.filter ?? {}, ...(v.fields !== undefined ? { fields: list(v.fields) } : {}) })),
+    indexes: (c.indexes ?? []).map((i) => ({ ...i, fields: list(i.fields), createdAt: i.createdAt ?? now, unique: !!i.unique })), // an index has no updatedAt
   }) as unknown as CollectionDef);
 
   // Users: the dump's, plus the current first admin unless the dump replaces it.
@@ -118,8 +122,12 @@ function buildState(ws: Workspace, dump: Dump, dumpUsers: Doc[], currentAdmin: D
     files.set(f._id, { data });
     return stamp({ type: 'application/octet-stream', _owner: null, ...f, size: data.length });
   }));
-  // A signing secret never leaves the server: each imported webhook gets a new one.
-  stores.set('webhooks', (dump.webhooks ?? []).map((w) => stamp({ active: true, ...w, sealedSecret: seal(ws, `whsec_${randomBytes(32).toString('base64')}`) })));
+  // A signing secret never leaves the server: an imported webhook gets a new one, unless the
+  // dump (a hand-written fixture) gives one, so that a test suite can verify signatures.
+  stores.set('webhooks', (dump.webhooks ?? []).map(({ secret, sealedSecret: _old, ...w }) => stamp({
+    active: true, name: w._id, ...w,
+    sealedSecret: seal(ws, typeof secret === 'string' ? secret : `whsec_${randomBytes(32).toString('base64')}`),
+  })));
   stores.set('scenarios', (dump.scenarios ?? []).map(stamp));
   // Secrets arrive without a value (it never leaves the server): set it again after an import.
   stores.set('credentials', (dump.secrets ?? []).map((s) => stamp({ type: 'generic', description: '', ...s })));
