@@ -12,6 +12,7 @@ import { receiveFile } from './upload.js';
 import { sendFile } from './download.js';
 import { apiBaseOf, TusUploads } from './tus.js';
 import { cleanName, cleanType } from './names.js';
+import { logger } from '../../core/logger.js';
 
 const FILE_FIELD_TYPES: Record<string, FieldType> = {
   _id: 'string', name: 'string', type: 'string', size: 'integer', _owner: 'string', createdAt: 'date', updatedAt: 'date',
@@ -98,8 +99,12 @@ export const storageModule: Module = {
     await ctx.registry.listen({
       // On delete and at shutdown (after in-flight requests): an in-memory workspace's temp folder goes.
       closing: async (ws) => { tus.drop(ws); await svc.dropWorkspace(ws); },
-      // A reset, restore or import swapped the file objects: bytes nobody points to go.
-      replaced: async (ws) => { await svc.sweepOrphans(ws).catch(() => undefined); },
+      // A reset, restore or import swapped the file objects: unfinished tus uploads (which would
+      // otherwise complete into the new content) and bytes nobody points to go.
+      replaced: async (ws) => {
+        await tus.clear(ws).catch((err) => logger.warn({ err, workspace: ws.id }, 'could not clear unfinished tus uploads'));
+        await svc.sweepOrphans(ws).catch(() => undefined);
+      },
     });
     const every = Math.min(Math.max(Math.floor(ctx.config.uploadExpiry / 4), 50), 15 * 60 * 1000);
     let sweeping = false;

@@ -207,3 +207,59 @@ describe('tus expiry', () => {
     }
   });
 });
+
+describe('tus uploads and replaced workspace content', () => {
+  /** Starts an upload of 100 bytes and sends the first 40. */
+  async function partial(s: TestServer, token: string): Promise<string> {
+    const created = await fetch(`${s.api}/storage/upload/tus`, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}`, 'Upload-Length': '100', 'Upload-Metadata': `filename ${b64('half.bin')}` } });
+    expect(created.status).toBe(201);
+    const url = created.headers.get('location')!;
+    const patch = await fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}`, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: 'x'.repeat(40) });
+    expect(patch.status).toBe(204);
+    return url;
+  }
+
+  /** The upload is gone: folder empty, HEAD 404, the rest of the bytes cannot complete it. */
+  async function expectGone(s: TestServer, dir: string, url: string) {
+    const token = (await s.consoleReq('POST', '/workspaces/demo/token')).body.token as string;
+    const id = url.split('/').pop()!;
+    const ws = join(dir, 'workspaces', 'demo');
+    expect(readdirSync(join(ws, 'uploads', 'tus'))).toEqual([]);
+    const head = await fetch(url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}` } });
+    expect(head.status).toBe(404);
+    const rest = await fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${token}`, 'Upload-Offset': '40', 'Content-Type': 'application/offset+octet-stream' }, body: 'y'.repeat(60) });
+    expect(rest.status).toBe(404);
+    expect((await s.req('GET', `/storage/${id}`, { token })).status).toBe(404);
+    expect(readdirSync(join(ws, 'files'))).toEqual([]);
+    // A new upload still works afterwards (a fresh tus server over the same folder).
+    const again = await complete(Buffer.from('after'), { endpoint: `${s.api}/storage/upload/tus`, headers: { Authorization: `Bearer ${token}` }, retryDelays: null });
+    expect((await s.req('GET', `/storage/${again.split('/').pop()}`, { token })).body).toMatchObject({ size: 5 });
+  }
+
+  it('reset removes unfinished uploads', async () => {
+    const { dir, remove } = tempDataDir();
+    const s = await startTestServer({ data: dir });
+    try {
+      const url = await partial(s, s.adminToken);
+      expect((await s.consoleReq('POST', '/workspaces/demo/reset', {})).status).toBe(200);
+      await expectGone(s, dir, url);
+    } finally {
+      await s.close();
+      remove();
+    }
+  });
+
+  it('snapshot restore removes unfinished uploads', async () => {
+    const { dir, remove } = tempDataDir();
+    const s = await startTestServer({ data: dir });
+    try {
+      expect((await s.consoleReq('POST', '/workspaces/demo/snapshots', { name: 'empty' })).status).toBe(201);
+      const url = await partial(s, s.adminToken);
+      expect((await s.consoleReq('POST', '/workspaces/demo/snapshots/empty/restore')).status).toBe(200);
+      await expectGone(s, dir, url);
+    } finally {
+      await s.close();
+      remove();
+    }
+  });
+});

@@ -77,6 +77,20 @@ export class TusUploads {
   /** Forgets a workspace (deleted); its folder goes with the workspace. */
   drop(ws: Workspace): void { this.entries.delete(ws.id); }
 
+  /** Removes every unfinished upload of a workspace whose content was replaced (reset, snapshot
+   *  restore, import): their bytes and `.json` go, and the workspace's tus server is dropped (a
+   *  new one is made on next use), so their URLs answer 404 and cannot complete into the new
+   *  content. Runs while the workspace is busy, so no tus request of it is being admitted. */
+  async clear(ws: Workspace): Promise<number> {
+    const entry = this.entries.get(ws.id);
+    this.entries.delete(ws.id);
+    const dir = (await entry?.catch(() => undefined))?.dir ?? (ws.dir ? join(ws.dir, 'uploads', 'tus') : undefined);
+    if (!dir) return 0; // an in-memory workspace that never used tus
+    const names = await readdir(dir).catch(() => [] as string[]);
+    await Promise.all(names.map((name) => rm(join(dir, name), { force: true, recursive: true })));
+    return names.length;
+  }
+
   private entry(ws: Workspace): Promise<TusEntry> {
     let entry = this.entries.get(ws.id);
     if (!entry) {
