@@ -49,6 +49,20 @@ function rawMultipart(filenameParam: string, content: string, type = 'text/plain
   return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
+/** A multipart body of several file parts, built by hand: [field name, file name, content]. */
+function multiParts(parts: Array<[string, string, string | Buffer]>) {
+  const boundary = 'hbBoundaryParts9Zq3';
+  const body = Buffer.concat([
+    ...parts.flatMap(([field, filename, content]) => [
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n`),
+      Buffer.from(content),
+      Buffer.from('\r\n'),
+    ]),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
 beforeAll(async () => {
   t = await startTestServer();
   t.srv.ctx.bus.subscribe((e) => { events.push(e); });
@@ -95,6 +109,21 @@ describe('simple upload', () => {
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'file', reason: 'required' } });
     const named = await upload(form('x', 'a.txt', 'text/plain', 'attachment'));
     expect(named.status).toBe(422);
+  });
+
+  it('reads and ignores other file parts, before and after the first `file` part', async () => {
+    // curl -F thumb=@a.txt -F file=@b.txt -F file=@c.txt -F extra=@d.txt
+    const { body, headers } = multiParts([['thumb', 'a.txt', 'THUMB'], ['file', 'b.txt', 'the file'], ['file', 'c.txt', 'second'], ['extra', 'd.txt', 'more']]);
+    const res = await upload(new Uint8Array(body), t.adminToken, headers);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'b.txt', size: 8 });
+    const dl = await fetch(res.body.url, { headers: { authorization: `Bearer ${t.adminToken}` } });
+    expect(await dl.text()).toBe('the file');
+    // Many ignored parts ahead of it are fine too.
+    const many = multiParts([...Array.from({ length: 15 }, (_, i) => [`p${i}`, `p${i}.txt`, 'x'.repeat(1000)] as [string, string, string]), ['file', 'last.txt', 'last']]);
+    const last = await upload(new Uint8Array(many.body), t.adminToken, many.headers);
+    expect(last.status).toBe(201);
+    expect(last.body).toMatchObject({ name: 'last.txt', size: 4 });
   });
 
   it('answers 415 for a body that is not multipart, 400 for a broken one', async () => {
@@ -318,6 +347,50 @@ describe('workspaces', () => {
 });
 
 describe('on disk', () => {
+  it('never writes ignored parts to disk, and the limit covers them', async () => {
+    const { dir, remove } = tempDataDir();
+    const d = await startTestServer({ data: dir, uploadLimit: 256 * 1024 });
+    try {
+      const incoming = join(dir, 'workspaces', 'demo', 'uploads', 'incoming');
+      // The ignored part arrives slowly: while it is being received nothing is in incoming/.
+      const { body } = multiParts([['thumb', 'a.txt', 'T'.repeat(100 * 1024)], ['file', 'b.txt', 'the file']]);
+      const socket = connect(Number(new URL(d.url).port), '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      let answer = '';
+      socket.on('data', (c) => { answer += c.toString(); });
+      socket.write(`POST /api/app/demo/storage/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.adminToken}\r\n`
+        + `Content-Type: multipart/form-data; boundary=hbBoundaryParts9Zq3\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+      socket.write(body.subarray(0, 80 * 1024));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(readdirSync(incoming)).toEqual([]);
+      socket.write(body.subarray(80 * 1024));
+      await eventually(() => answer.includes('"size":8')).catch((e) => { throw new Error(`${e} ${answer}`); });
+      expect(answer).toMatch(/^HTTP\/1\.1 201/);
+      socket.destroy();
+      expect(readdirSync(join(dir, 'workspaces', 'demo', 'files'))).toHaveLength(1);
+
+      // Streamed without a declared length, ignored parts over the limit → 413, nothing stored.
+      const big = multiParts([['thumb', 'a.txt', 'T'.repeat(400 * 1024)], ['file', 'b.txt', 'small']]);
+      const stream = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(big.body)); c.close(); } });
+      const streamed = await fetch(`${d.api}/storage/upload`, {
+        method: 'POST', headers: { authorization: `Bearer ${d.adminToken}`, ...big.headers }, body: stream, duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status).toBe(413);
+      // And the file part after ignored ones still has the limit.
+      const over = multiParts([['thumb', 'a.txt', 'small'], ['file', 'b.txt', 'F'.repeat(300 * 1024)]]);
+      const stream2 = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(over.body)); c.close(); } });
+      const overRes = await fetch(`${d.api}/storage/upload`, {
+        method: 'POST', headers: { authorization: `Bearer ${d.adminToken}`, ...over.headers }, body: stream2, duplex: 'half',
+      } as RequestInit);
+      expect(overRes.status).toBe(413);
+      await eventually(() => readdirSync(incoming).length === 0);
+      expect(readdirSync(join(dir, 'workspaces', 'demo', 'files'))).toHaveLength(1);
+    } finally {
+      await d.close();
+      remove();
+    }
+  });
+
   it('keeps bytes by id only, and leaves nothing behind over the limit (413)', async () => {
     const { dir, remove } = tempDataDir();
     const d = await startTestServer({ data: dir, uploadLimit: 256 * 1024 });

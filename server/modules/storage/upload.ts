@@ -1,5 +1,7 @@
-// Receives a simple (multipart) upload: the part named `file` is streamed by busboy to a
-// temporary file, never held in memory; over the limit or on any failure nothing is left behind.
+// Receives a simple (multipart) upload: the first part named `file` is streamed by busboy to a
+// temporary file, never held in memory; other parts (fields, further file parts such as a
+// `thumb` before it) are read and discarded, never written. Over the limit or on any failure
+// nothing is left behind.
 import busboy from 'busboy';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -20,6 +22,8 @@ export interface ReceivedFile {
 
 /** Room for the multipart framing and small fields around the file itself. */
 const FRAMING_ALLOWANCE = 64 * 1024;
+/** File parts read per body: the first named `file` is kept, the others are drained. */
+const MAX_FILE_PARTS = 20;
 
 export function tooLarge(limit: number): ApiError {
   return ApiError.tooLarge(`The file is larger than the simple upload limit of ${limit} bytes; use the resumable (tus) upload for large files`);
@@ -42,7 +46,7 @@ export function receiveFile(req: Request, incomingDir: string, limit: number): P
       parser = busboy({
         headers: req.headers,
         defParamCharset: 'utf8',
-        limits: { fileSize: limit, files: 1, fields: 100, fieldSize: 64 * 1024, parts: 200, headerPairs: 100 },
+        limits: { fileSize: limit, files: MAX_FILE_PARTS, fields: 100, fieldSize: 64 * 1024, parts: 200, headerPairs: 100 },
       });
     } catch {
       req.resume();
@@ -75,6 +79,7 @@ export function receiveFile(req: Request, incomingDir: string, limit: number): P
     };
 
     parser.on('file', (field, stream, info) => {
+      // Not the file (or a second one): drained without touching the disk.
       if (field !== 'file' || tempPath || settled) { stream.resume(); return; }
       tempPath = join(incomingDir, `${newId()}.part`);
       part = stream;
@@ -97,6 +102,15 @@ export function receiveFile(req: Request, incomingDir: string, limit: number): P
       }, () => undefined);
     });
     req.on('close', () => { if (!req.complete) fail(ApiError.badRequest('The upload was interrupted')); });
+    // A body without a declared length gets the same bound as a declared one: the whole body,
+    // ignored parts included, may not pass the limit plus the framing allowance.
+    if (!Number.isFinite(declared)) {
+      let received = 0;
+      req.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limit + FRAMING_ALLOWANCE) fail(tooLarge(limit));
+      });
+    }
     req.pipe(parser);
   });
 }
