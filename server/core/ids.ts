@@ -17,7 +17,29 @@ export function newId(length = 16): string {
 }
 
 export const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** Record ids that name a collection's schema routes (`/database/{c}/fields`...). Express matches
+ *  routes without regard to case, so `Fields` is as reserved as `fields`: see isReservedRecordId. */
 export const RESERVED_RECORD_IDS = new Set(['fields', 'views', 'indexes']);
+
+/** Is this record id reserved, in any spelling of case (`Fields`, `VIEWS`)? */
+export function isReservedRecordId(id: string): boolean {
+  return RESERVED_RECORD_IDS.has(id.toLowerCase());
+}
+
+/** Ids used as file or folder names (collection ids, workspace ids) are compared by this key for
+ *  uniqueness: on a case-insensitive file system (macOS, Windows) `People` and `people` would be
+ *  the same file. */
+export function idFoldKey(id: string): string {
+  return id.toLowerCase();
+}
+
+/** Names a document key may not have to be used as a field (a field definition's key, a path
+ *  segment in filters, sorts, fields and indexes): `__proto__`, `constructor`, `toString` and the
+ *  other Object.prototype members, and `prototype`. A document lacking such a key still "has" it
+ *  through Object.prototype in code (nedb's indexes among it) that does not read own keys only. */
+export function isReservedKey(name: string): boolean {
+  return name === 'prototype' || name in Object.prototype;
+}
 
 export function isValidId(id: unknown): id is string {
   return typeof id === 'string' && ID_PATTERN.test(id);

@@ -60,6 +60,19 @@ describe('records', () => {
     }
   });
 
+  it('reserves fields, views and indexes as record ids in any case (routes ignore case)', async () => {
+    for (const id of ['Fields', 'VIEWS', 'Indexes', 'fIeLdS']) {
+      const res = await t.req('POST', '/database/people', { body: { _id: id, name: 'x' } });
+      expect(res.status, id).toBe(422);
+      expect(res.body.error.details, id).toMatchObject({ field: '_id', reason: 'invalid' });
+    }
+    // What such an id would have reached: the schema routes, not a record.
+    expect((await t.req('GET', '/database/people/Fields')).body).toMatchObject({ data: [], meta: { total: 0 } });
+    // Ids that only contain the words stay free.
+    expect((await t.req('POST', '/database/people', { body: { _id: 'Fields2' } })).status).toBe(201);
+    expect((await t.req('GET', '/database/people/Fields2')).body._id).toBe('Fields2');
+  });
+
   it('treats _id, _owner, createdAt and updatedAt as read-only', async () => {
     for (const key of ['createdAt', 'updatedAt']) {
       const res = await t.req('POST', '/database/people', { body: { [key]: '2020-01-01T00:00:00.000Z' } });
