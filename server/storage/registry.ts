@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
 import { Workspace } from './workspace.js';
 import { ApiError } from '../core/errors.js';
-import { isValidId } from '../core/ids.js';
+import { idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
 
 interface RegistryData { consoleToken: string; workspaces: WorkspaceInfo[] }
@@ -66,6 +66,10 @@ export class Registry {
   async create(id: string, name: string): Promise<Workspace> {
     if (!isValidId(id)) throw ApiError.invalidField('_id', 'format', "'_id' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$");
     if (this.open.has(id)) throw ApiError.conflict(`Workspace '${id}' already exists`);
+    // A workspace's id names its folder: on a case-insensitive file system (macOS, Windows) `Demo`
+    // beside `demo` would be the same folder, and deleting one would wipe the other.
+    const twin = [...this.open.keys()].find((other) => idFoldKey(other) === idFoldKey(id));
+    if (twin) throw ApiError.conflict(`Workspace '${twin}' already exists; workspace ids may not differ only in case (they name folders on case-insensitive file systems)`, { field: '_id' });
     const ws = await Workspace.open(id, this.dirOf(id), { name }, this.compactEvery);
     this.open.set(id, ws);
     const info: WorkspaceInfo = { _id: id, name, createdAt: ws.settings.data.createdAt };

@@ -32,6 +32,13 @@ describe('console API', () => {
     expect(JSON.stringify(created.body)).not.toMatch(/passwordHash|secret-123/);
 
     expect((await t.consoleReq('POST', '/workspaces', { _id: 'shop' })).status).toBe(409);
+    // An id equal apart from case would be the same folder on macOS and Windows.
+    for (const id of ['Shop', 'SHOP']) {
+      const twin = await t.consoleReq('POST', '/workspaces', { _id: id });
+      expect(twin.status, id).toBe(409);
+      expect(twin.body.error.message).toMatch(/'shop'.*case/);
+    }
+    expect((await t.consoleReq('GET', '/workspaces')).body.data.map((w: { _id: string }) => w._id)).toEqual(['demo', 'shop']);
     const bad = await t.consoleReq('POST', '/workspaces', { _id: '9bad' });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details).toMatchObject({ field: '_id', reason: 'format' });

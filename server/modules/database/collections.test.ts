@@ -1,6 +1,8 @@
 // Collections over HTTP: create, list, both update forms, delete, settings validation, admin only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/harness.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
 
 let t: TestServer;
 beforeAll(async () => { t = await startTestServer(); });
@@ -96,6 +98,35 @@ describe('collections', () => {
     const after = await t.req('GET', '/database/temp');
     expect(after.body.meta.total).toBe(0);
     expect((await t.req('GET', '/database/temp/fields')).body.data).toEqual([]);
+  });
+
+  it('refuses an id equal to an existing one apart from case (one file on case-insensitive file systems), touching nothing', async () => {
+    const data = tempDataDir();
+    const s = await startTestServer({ data: data.dir });
+    try {
+      await s.req('POST', '/database', { body: { _id: 'people' } });
+      const rec = (await s.req('POST', '/database/people', { body: { name: 'Ann' } })).body;
+      for (const id of ['People', 'PEOPLE', 'pEoPlE']) {
+        const res = await s.req('POST', '/database', { body: { _id: id } });
+        expect(res.status, id).toBe(409);
+        expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { field: '_id' } });
+        expect(res.body.error.message).toMatch(/'people'.*case/);
+      }
+      // The existing collection and its records file are untouched.
+      expect((await s.req('GET', `/database/people/${rec._id}`)).body.name).toBe('Ann');
+      const files = readdirSync(join(data.dir, 'workspaces', 'demo', 'collections'));
+      expect(files).toContain('people.db');
+      expect(files.filter((f) => f.toLowerCase() === 'people.db')).toEqual(['people.db']);
+      expect((await s.req('GET', '/database')).body.data.map((c: { _id: string }) => c._id)).toEqual(['people']);
+      // Once the other is gone, the id is free in any case.
+      expect((await s.req('DELETE', '/database/people')).status).toBe(204);
+      expect(existsSync(join(data.dir, 'workspaces', 'demo', 'collections', 'people.db'))).toBe(false);
+      expect((await s.req('POST', '/database', { body: { _id: 'People' } })).status).toBe(201);
+      expect((await s.req('GET', '/database/People')).body.meta.total).toBe(0);
+    } finally {
+      await s.close();
+      data.remove();
+    }
   });
 
   it('is admin only', async () => {

@@ -2,7 +2,7 @@
 // create / update / delete, and the per-workspace lock every schema change runs under.
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
-import { nowIso } from '../../core/ids.js';
+import { idFoldKey, nowIso } from '../../core/ids.js';
 import type { CollectionDef, CollectionSetting } from '../../shared/models.js';
 
 /** Setting used when a collection is created without one (or without some keys). */
@@ -61,6 +61,13 @@ export interface CollectionInput { _id: string; name?: string; setting?: Collect
 export function createCollection(ws: Workspace, input: CollectionInput): Promise<CollectionDef> {
   return withSchemaLock(ws, async () => {
     if (findCollection(ws, input._id)) throw ApiError.conflict(`Collection '${input._id}' already exists`, { field: '_id' });
+    // A collection's id names its records file: on a case-insensitive file system (macOS, Windows)
+    // `People` beside `people` would share it, and the store dropped below would be the other's.
+    const key = idFoldKey(input._id);
+    const twin = listCollections(ws).find((c) => idFoldKey(c._id) === key);
+    if (twin) {
+      throw ApiError.conflict(`Collection '${twin._id}' already exists; collection ids may not differ only in case (they name files on case-insensitive file systems)`, { field: '_id' });
+    }
     const now = nowIso();
     const def: CollectionDef = {
       _id: input._id,
