@@ -207,6 +207,45 @@ describe('access rules', () => {
     expect((await t.req('DELETE', `/database/mine/${a._id}`, { token: user.token })).status).toBe(204);
   });
 
+  it('never hands a record to a caller who may not read it: a change answers as GET would and changes nothing', async () => {
+    // read only-user, update/remove private: the write rule alone would let any user through.
+    await t.req('POST', '/database', { body: { _id: 'secret', setting: { read: 'only-user', write: 'private', update: 'private' } } });
+    await t.req('POST', '/database', { body: { _id: 'secret2', setting: { read: 'only-user', write: 'private', update: 'private', remove: 'private' } } });
+    for (const c of ['secret', 'secret2']) {
+      const rec = (await t.req('POST', `/database/${c}`, { token: user.token, body: { pin: '1234' } })).body;
+      const path = `/database/${c}/${rec._id}`;
+      // [method, caller, body, expected status]
+      const matrix: Array<[string, string | null, unknown, number]> = [
+        ['GET', other.token, undefined, 403],
+        ['PUT', other.token, {}, 403],
+        ['PUT', other.token, { pin: '0000' }, 403],
+        ['PATCH', other.token, {}, 403],
+        ['PATCH', other.token, { pin: '0000' }, 403],
+        ['DELETE', other.token, undefined, 403],
+        ['GET', null, undefined, 401],
+        ['PUT', null, {}, 401],
+        ['DELETE', null, undefined, 401],
+      ];
+      for (const [method, token, body, status] of matrix) {
+        const res = await t.req(method, path, { token, ...(body === undefined ? {} : { body }) });
+        expect(res.status, `${c} ${method} ${JSON.stringify(body)} by ${token ? 'other user' : 'anonymous'}`).toBe(status);
+        expect(res.text, `${method} leaks the record`).not.toContain('1234');
+        expect(res.body.error.code).toBe(status === 403 ? 'FORBIDDEN' : 'UNAUTHORIZED');
+      }
+      // Nothing changed, and the record is still there.
+      const mine = await t.req('GET', path, { token: user.token });
+      expect(mine.status).toBe(200);
+      expect(mine.body).toEqual(rec);
+      // The owner and admins still may.
+      expect((await t.req('PATCH', path, { token: user.token, body: { pin: '5678' } })).body.pin).toBe('5678');
+      expect((await t.req('PUT', path, { body: { pin: '9999' } })).body.pin).toBe('9999');
+      expect((await t.req('DELETE', path, { token: user.token })).status).toBe(204);
+    }
+    // read private: any signed-in user may read, so may change under update private (as before).
+    const shared = (await t.req('POST', '/database/priv', { token: user.token, body: { v: 1 } })).body;
+    expect((await t.req('PUT', `/database/priv/${shared._id}`, { token: other.token, body: {} })).status).toBe(200);
+  });
+
   it('public: anonymous may read and write; remove follows its own setting', async () => {
     const anon = await t.req('POST', '/database/open', { token: null, body: { x: 1 } });
     expect(anon.status).toBe(201);

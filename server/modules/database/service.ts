@@ -13,7 +13,7 @@ import type { EventType } from '../../shared/events.js';
 import type { FieldError } from '../../shared/error-codes.js';
 import type { CollectionDef, FieldType, ListResponse } from '../../shared/models.js';
 import { findUser } from '../users/repo.js';
-import { assertRecordAccess, checkAccess, ruleFor, type RecordOp } from './access.js';
+import { assertRecordAccess, canReadRecord, checkAccess, ruleFor, type RecordOp } from './access.js';
 import { findCollection, getCollection } from './collections.js';
 import { desiredIndexes, recordsStore } from './indexes.js';
 import { SYSTEM_KEYS, checkKeys, validateData } from './validation.js';
@@ -103,6 +103,7 @@ export async function updateRecord(ctx: AppContext, ws: Workspace, collectionId:
   const store = await recordsStore(ws, def);
   const existing = store.get(id);
   if (!existing) throw ApiError.notFound('Record', id);
+  assertMayRead(def, opts.auth, existing);
   assertRecordAccess(def, 'update', opts.auth, existing);
   const rest: Record<string, unknown> = {};
   const errors: FieldError[] = [];
@@ -128,6 +129,7 @@ export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId:
   const store = await recordsStore(ws, def);
   const existing = store.get(id);
   if (!existing) throw ApiError.notFound('Record', id);
+  assertMayRead(def, opts.auth, existing);
   assertRecordAccess(def, 'remove', opts.auth, existing);
   if (!(await store.remove(id))) throw ApiError.notFound('Record', id);
   publish(ctx, ws, def, 'record.deleted', existing, opts);
@@ -149,6 +151,17 @@ export function typeOfFor(def: CollectionDef): TypeOf {
     typeOfCache.set(def, typeOf);
   }
   return typeOf;
+}
+
+/** A change answers with the record (PUT/PATCH) or confirms that it exists (DELETE): a caller
+ *  who may not read the record under the read rule gets what a GET would give (403), and
+ *  nothing changes. The write rule alone (e.g. `update: private` beside `read: only-user`)
+ *  never hands out a record the caller may not read. */
+function assertMayRead(def: CollectionDef, auth: AuthInfo | null, record: Doc): void {
+  if (!canReadRecord(def, auth, record)) {
+    if (!auth) checkAccess(def, 'read', auth); // 401, as a GET without a token
+    assertRecordAccess(def, 'read', auth, record);
+  }
 }
 
 function readOnly(field: string): FieldError {
