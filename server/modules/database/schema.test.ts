@@ -195,6 +195,11 @@ describe('views', () => {
     await post('/database/staff/views', { _id: 'names', fields: ['name'], sort: 'name' });
     expect((await t.req('GET', '/database/staff?view=names&limit=1&offset=1')).body).toEqual({ data: [{ _id: 'bob', name: 'bob' }], meta: { total: 4, limit: 1, offset: 1 } });
     expect((await t.req('GET', '/database/staff?view=missing')).status).toBe(404);
+    // An empty view is ignored, like an empty sort.
+    const plain = await t.req('GET', '/database/staff?view=&sort=');
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual((await t.req('GET', '/database/staff')).body);
+    expect(ids(await t.req('GET', '/database/staff?view=&filter[role]=admin&sort=name'))).toEqual(['ann', 'cid', 'dan']);
   });
 });
 

@@ -49,7 +49,8 @@ export async function listRecords(_ctx: AppContext, ws: Workspace, collectionId:
   const reach = checkAccess(def, 'read', opts.auth);
   const typeOf = typeOfFor(def);
   const q = parseListQuery(query, { typeOf });
-  if (query.view !== undefined) {
+  // An empty `view=` is ignored, like an empty `sort=` or `fields=`.
+  if (query.view !== undefined && query.view !== '') {
     if (typeof query.view !== 'string') throw ApiError.badRequest("'view' must be given once, as a string", { field: 'view' });
     const view = def.views.find((v) => v._id === query.view);
     if (!view) throw ApiError.notFound('View', query.view);

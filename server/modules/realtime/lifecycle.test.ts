@@ -50,6 +50,49 @@ describe('connecting', () => {
   });
 });
 
+describe('refused upgrades', () => {
+  /** A refusal is a complete HTTP answer in the contract's shape. */
+  const expectRefusal = (refused: any, status: number, code: string) => {
+    expect(refused.status).toBe(status);
+    expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(refused.headers['x-content-type-options']).toBe('nosniff');
+    expect(refused.headers.connection).toBe('close');
+    expect(refused.headers['content-length']).toBe(String(Buffer.byteLength(refused.text)));
+    expect(refused.body).toEqual({ error: { code, message: expect.any(String), details: expect.any(Object) } });
+  };
+  /** `ws://127.0.0.1:PORT` */
+  const wsOrigin = () => new URL(t.url).origin.replace(/^http/, 'ws');
+
+  it('answers 401, 403, 404 and 503 with the contract error body, nosniff and Connection: close', async () => {
+    expectRefusal(await TestSocket.open(realtimeUrl(t.api, 'not-a-token')).catch((e) => e), 401, 'UNAUTHORIZED');
+    expectRefusal(await TestSocket.open(realtimeUrl(t.api, t.adminToken), { headers: { host: 'evil.example.com' } }).catch((e) => e), 403, 'FORBIDDEN');
+    expectRefusal(await TestSocket.open(realtimeUrl(`${t.url}/app/nope`, t.adminToken)).catch((e) => e), 404, 'NOT_FOUND');
+    const ws = t.srv.ctx.registry.require('demo');
+    ws.busy = true; // as during a snapshot restore or an import
+    try {
+      const busy = await TestSocket.open(realtimeUrl(t.api, t.adminToken)).catch((e) => e);
+      expectRefusal(busy, 503, 'UNAVAILABLE');
+      expect(busy.headers['retry-after']).toBe('1');
+    } finally {
+      ws.busy = false;
+    }
+  });
+
+  it('answers an upgrade to any other path with a 404 in the contract shape', async () => {
+    for (const path of ['/api/app/demo/realtimex', '/api/app/demo/realtime/extra', '/api/elsewhere', '/', '/app/demo/realtime']) {
+      const refused = await TestSocket.open(`${wsOrigin()}${path}`).catch((e) => e);
+      expectRefusal(refused, 404, 'NOT_FOUND');
+    }
+    // The DNS-rebinding guard applies there too.
+    const foreign = await TestSocket.open(`${wsOrigin()}/api/app/demo/realtimex`, { headers: { host: 'evil.example.com' } }).catch((e) => e);
+    expectRefusal(foreign, 403, 'FORBIDDEN');
+    // The server is still fine afterwards.
+    const ok = await TestSocket.open(realtimeUrl(t.api, t.adminToken));
+    ok.close();
+    await ok.waitClose();
+  });
+});
+
 describe('keeping connections healthy', () => {
   it('drops a client that stops answering pings and keeps one that answers', async () => {
     const dead = await TestSocket.open(realtimeUrl(t.api, t.adminToken), { autoPong: false });

@@ -1,11 +1,12 @@
 // The realtime API group: the WebSocket endpoint `/api/app/{app_id}/realtime` on the same HTTP
 // server. Authenticates the upgrade (?token= or Authorization: Bearer), then hands frames to
 // frames.ts and bus events to the hub; pings every socket and drops the silent ones.
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { AppContext, Module } from '../../core/context.js';
+import type { AppContext, Module, UpgradeHandler } from '../../core/context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { authenticateToken, bearerToken, type AuthInfo } from '../../core/auth.js';
 import { loopbackHostGuard } from '../../core/http.js';
@@ -22,6 +23,29 @@ const MAX_PENDING_FRAMES = 32;
 /** The hub of each running server (tests look at it). */
 export const hubs = new WeakMap<AppContext, Hub>();
 
+/** Refuses an upgrade request with a complete HTTP response, as the API answers errors: the
+ *  contract's error body, its Content-Type and Content-Length, nosniff, the error's own headers
+ *  (Retry-After of a 503), and Connection: close. */
+export function rejectUpgrade(socket: Duplex, err: ApiError): void {
+  if (err.status >= 500 && err.code === 'INTERNAL') {
+    const requestId = randomUUID();
+    logger.error({ err, requestId }, 'realtime upgrade failed');
+    err = new ApiError('INTERNAL', 'Internal server error', { requestId });
+  }
+  const body = JSON.stringify(err.toBody());
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Content-Type-Options': 'nosniff',
+    Date: new Date().toUTCString(),
+    ...(err.headers ?? {}),
+    Connection: 'close',
+  };
+  if (!socket.writable) { socket.destroy(); return; }
+  socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n`
+    + Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') + `\r\n${body}`);
+}
+
 export const realtimeModule: Module = {
   name: 'realtime',
   async start(ctx) {
@@ -31,15 +55,13 @@ export const realtimeModule: Module = {
     const hostGuard = isLoopbackHost(ctx.config.host) ? loopbackHostGuard() : undefined;
     let stopping = false;
 
-    const reject = (socket: Duplex, err: ApiError) => {
-      const body = JSON.stringify(err.toBody());
-      socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\nContent-Type: application/json\r\n`
-        + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const guardHost = (req: IncomingMessage) => {
+      hostGuard?.(req as Request, undefined as never, (err?: unknown) => { if (err) throw err; });
     };
 
     const accept = async (req: IncomingMessage, socket: Duplex, head: Buffer, appId: string, url: URL) => {
       if (stopping) throw ApiError.unavailable('The server is shutting down');
-      hostGuard?.(req as Request, undefined as never, (err?: unknown) => { if (err) throw err; });
+      guardHost(req);
       const ws = ctx.registry.require(appId);
       ws.assertAvailable();
       const token = url.searchParams.get('token') ?? bearerToken(req as Request);
@@ -66,16 +88,30 @@ export const realtimeModule: Module = {
       });
     };
 
-    ctx.upgradeHandlers.push((req, socket, head) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const m = PATH.exec(url.pathname);
-      if (!m) return false;
+    const handler: UpgradeHandler = (req, socket, head) => {
       socket.on('error', () => socket.destroy());
+      let url: URL;
+      try { url = new URL(req.url ?? '/', 'http://localhost'); } catch { rejectUpgrade(socket, ApiError.badRequest('Malformed request target')); return true; }
+      const m = PATH.exec(url.pathname);
+      if (!m) {
+        // Another path: handlers registered after this one may take it; if none does, the
+        // refusal is a proper HTTP answer in the contract's shape rather than a bare 404.
+        const later = ctx.upgradeHandlers.slice(ctx.upgradeHandlers.indexOf(handler) + 1);
+        if (later.some((h) => h(req, socket, head))) return true;
+        try {
+          guardHost(req);
+          rejectUpgrade(socket, new ApiError('NOT_FOUND', `No route for ${req.method ?? 'GET'} ${url.pathname}`));
+        } catch (err) {
+          rejectUpgrade(socket, toApiError(err));
+        }
+        return true;
+      }
       let appId: string;
-      try { appId = decodeURIComponent(m[1]); } catch { reject(socket, ApiError.notFound('Workspace')); return true; }
-      accept(req, socket, head, appId, url).catch((err) => reject(socket, toApiError(err)));
+      try { appId = decodeURIComponent(m[1]); } catch { rejectUpgrade(socket, ApiError.notFound('Workspace')); return true; }
+      accept(req, socket, head, appId, url).catch((err) => rejectUpgrade(socket, toApiError(err)));
       return true;
-    });
+    };
+    ctx.upgradeHandlers.push(handler);
 
     const unsubscribeBus = ctx.bus.subscribe((event) => {
       hub.dispatch(event);

@@ -24,7 +24,8 @@ export class TestSocket {
     socket.on('error', () => undefined);
   }
 
-  /** Opens a socket to `/api/app/{app}/realtime`; rejects with the HTTP status if refused. */
+  /** Opens a socket to `/api/app/{app}/realtime`; rejects with the HTTP status (and the
+   *  response's headers, raw text and parsed body) if refused. */
   static open(url: string, options: ClientOptions = {}): Promise<TestSocket> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, options);
@@ -33,7 +34,9 @@ export class TestSocket {
       socket.once('unexpected-response', (_req, res) => {
         let body = '';
         res.on('data', (c) => { body += c; });
-        res.on('end', () => reject(Object.assign(new Error(`refused: ${res.statusCode}`), { status: res.statusCode, body: body ? JSON.parse(body) : undefined })));
+        res.on('end', () => reject(Object.assign(new Error(`refused: ${res.statusCode}`), {
+          status: res.statusCode, headers: res.headers, text: body, body: body ? JSON.parse(body) : undefined,
+        })));
       });
       socket.once('error', reject);
     });
