@@ -137,6 +137,25 @@ describe('tus uploads', () => {
     expect(noVersion.status).toBe(412);
   });
 
+  it('answers errors in the contract shape, except the tus-only statuses (plain text)', async () => {
+    const patch = (url: string, offset: string, extra: Record<string, string> = {}) => fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${userToken}`, 'Upload-Offset': offset, 'Content-Type': 'application/offset+octet-stream', ...extra }, body: 'x' });
+    const missing = await patch(`${t.api}/storage/upload/tus/Nope123`, '0');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await missing.json()).error).toMatchObject({ code: 'NOT_FOUND', details: {} });
+    const url = (await createUpload(userToken, 10)).headers.get('location')!;
+    const conflict = await patch(url, '5');
+    expect(conflict.status).toBe(409);
+    expect((await conflict.json()).error.code).toBe('CONFLICT');
+    const noLength = await tusReq('POST', `${t.api}/storage/upload/tus`, userToken);
+    expect(noLength.status).toBe(400);
+    expect((await noLength.json()).error.code).toBe('BAD_REQUEST');
+    const noVersion = await fetch(url, { method: 'PATCH', headers: { authorization: `Bearer ${userToken}`, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: 'x' });
+    expect(noVersion.status).toBe(412);
+    expect(noVersion.headers.get('content-type') ?? '').not.toMatch(/json/);
+    await noVersion.text();
+  });
+
   it('terminates an upload with DELETE', async () => {
     const url = (await createUpload(userToken, 100)).headers.get('location')!;
     const patch = await fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${userToken}`, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: 'x'.repeat(40) });
