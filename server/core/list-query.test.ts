@@ -76,6 +76,42 @@ describe('parseListQuery', () => {
     expect(badRequest(() => values('b', 'yes'))).toBe('BAD_REQUEST');
   });
 
+  it('reads a range with a numeric-looking value as a number only; equality keeps both readings', () => {
+    const cond = (key: string, v: string, typeOf?: (p: string) => FieldType | undefined) => parseListQuery({ [key]: v }, { typeOf }).conditions[0];
+    for (const op of ['$gt', '$gte', '$lt', '$lte']) {
+      expect(cond(`filter[age][${op}]`, '100')).toEqual({ path: 'age', op, values: [100] });
+      expect(cond(`filter[age][${op}]`, '-2.5')).toEqual({ path: 'age', op, values: [-2.5] });
+    }
+    expect(cond('filter[age][$gte]', 'abc').values).toEqual(['abc']);
+    expect(cond('filter[age]', '100').values).toEqual([100, '100']);
+    expect(cond('filter[age][$in]', '100').values).toEqual([100, '100']);
+    // A typed string field compares as text, a number field as a number.
+    expect(cond('filter[code][$gte]', '100', () => 'string').values).toEqual(['100']);
+    expect(cond('filter[n][$gte]', '100', () => 'number').values).toEqual([100]);
+    // Views: typed JSON values are kept, strings read the same way.
+    expect(conditionsFromObject({ age: { $gte: 100, $lt: '200' } })).toEqual([
+      { path: 'age', op: '$gte', values: [100] }, { path: 'age', op: '$lt', values: [200] },
+    ]);
+  });
+
+  it('reads a range with an ISO date value as an instant on date and untyped fields', () => {
+    const cond = (v: string, type?: FieldType) => parseListQuery({ 'filter[at][$gte]': v }, { typeOf: () => type }).conditions[0];
+    expect(cond('2024-03-01T12:00:00+02:00')).toEqual({ path: 'at', op: '$gte', values: [Date.UTC(2024, 2, 1, 10)], kind: 'date' });
+    expect(cond('2024-03-01', 'date')).toEqual({ path: 'at', op: '$gte', values: [Date.UTC(2024, 2, 1)], kind: 'date' });
+    expect(cond('2024-03-01', 'string')).toEqual({ path: 'at', op: '$gte', values: ['2024-03-01'] });
+    // Not a date (or not one that exists): compared as text, as before.
+    expect(cond('2024-03', 'date').values).toEqual(['2024-03']);
+    expect(cond('2024-02-30', 'date').values).toEqual(['2024-02-30']);
+    expect(parseListQuery({ 'filter[at]': '2024-03-01' }).conditions[0].values).toEqual(['2024-03-01']);
+  });
+
+  it('refuses field paths named like Object.prototype members, as field definitions do', () => {
+    for (const p of ['constructor', 'toString', 'a.valueOf', 'hasOwnProperty', '__proto__', 'prototype']) {
+      expect(badRequest(() => parseListQuery({ sort: p })), p).toBe('BAD_REQUEST');
+      expect(badRequest(() => parseListQuery({ [`filter[${p}]`]: '1' })), p).toBe('BAD_REQUEST');
+    }
+  });
+
   it('reads dot paths', () => {
     expect(parseListQuery({ 'filter[profile.city]': 'Oslo' }).conditions[0]).toEqual({ path: 'profile.city', op: '$eq', values: ['Oslo'] });
   });

@@ -2,7 +2,7 @@
 // query string, into a StoreQuery the store's planner runs. Express 5's default "simple" query
 // parser leaves `filter[age][$gte]` as a flat key, which is parsed here, strictly.
 import { ApiError } from './errors.js';
-import { FILTER_OPERATORS, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../storage/query.js';
+import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../storage/query.js';
 import type { FieldType, ListMeta } from '../shared/models.js';
 
 export const DEFAULT_LIMIT = 50;
@@ -84,7 +84,28 @@ function buildCondition(path: string, op: string, raw: unknown, typeOf?: TypeOf)
     const items = Array.isArray(raw) ? raw : String(raw).split(',');
     return { path, op: fop, values: items.flatMap((v) => alternatives(v, type, path)) };
   }
+  if (RANGE_OPERATORS.has(fop)) return rangeCondition(path, fop, raw, type);
   return { path, op: fop, values: alternatives(raw, type, path) };
+}
+
+const RANGE_OPERATORS = new Set<FilterOp>(['$gt', '$gte', '$lt', '$lte']);
+
+/** `$gt $gte $lt $lte`. Unlike equality, a range has one reading: a value that reads as a number
+ *  compares as a number only (`$gte=100` must not match the text "25", which sorts after "100");
+ *  a value that is an ISO date, on a `date` field or a field without a type, compares as an
+ *  instant; otherwise as typed. */
+function rangeCondition(path: string, op: FilterOp, raw: unknown, type: FieldType | undefined): Condition {
+  if (typeof raw === 'string' && raw !== 'null') {
+    if (type === undefined || type === 'json' || type === 'array') {
+      const n = numericString(raw);
+      if (n !== undefined) return { path, op, values: [n] };
+    }
+    if (type === undefined || type === 'json' || type === 'array' || type === 'date') {
+      const t = parseIsoDate(raw);
+      if (t !== undefined) return { path, op, values: [t], kind: 'date' };
+    }
+  }
+  return { path, op, values: alternatives(raw, type, path) };
 }
 
 /** The values a filter value may match: coerced by the field's type, or (schemaless) both the
@@ -101,7 +122,8 @@ function alternatives(raw: unknown, type: FieldType | undefined, path: string): 
     case 'boolean': return [parseBool(raw, path)];
     case undefined: case 'json': case 'array': {
       const out: unknown[] = [raw];
-      if (raw.trim() !== '' && Number.isFinite(Number(raw))) out.unshift(Number(raw));
+      const n = numericString(raw);
+      if (n !== undefined) out.unshift(n);
       if (raw === 'true' || raw === 'false') out.unshift(raw === 'true');
       return out;
     }

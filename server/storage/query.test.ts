@@ -4,7 +4,7 @@
 // slice" answers, before and after random updates and removals.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { compileMatcher, comparator, DEFAULT_SORT, project, FILTER_OPERATORS, type Condition, type Doc, type StoreQuery } from './query.js';
+import { compileMatcher, comparator, DEFAULT_SORT, project, parseIsoDate, FILTER_OPERATORS, type Condition, type Doc, type StoreQuery } from './query.js';
 
 function prng(seed: number) {
   let a = seed >>> 0;
@@ -157,5 +157,36 @@ describe('query planner: index scans answer what full scans answer', () => {
     expect(s.indexed.find(q)).toEqual(want);
     const byRole = (st: DocStore) => st.findBy('role', 'admin').map((d) => d._id).sort();
     expect(byRole(s.indexed)).toEqual(byRole(s.plain));
+  });
+});
+
+describe('range comparisons', () => {
+  const matches = (c: Condition, values: unknown[]) => values.filter((v) => compileMatcher([c])({ _id: 'x', v } as Doc));
+
+  it('compares a number with numbers and with strings that read as numbers, never as text', () => {
+    const values = [25, '25', '100', 100, '0150', 'abc', '', ' ', null, true, [5, '200']];
+    expect(matches({ path: 'v', op: '$gte', values: [100] }, values)).toEqual(['100', 100, '0150', [5, '200']]);
+    expect(matches({ path: 'v', op: '$lt', values: [100] }, values)).toEqual([25, '25', [5, '200']]);
+    // A string value still compares with strings (typed string fields).
+    expect(matches({ path: 'v', op: '$gte', values: ['3'] }, ['25', '4', 25])).toEqual(['4']);
+  });
+
+  it('compares kind: date as instants, skipping values that are not dates', () => {
+    const at = parseIsoDate('2024-03-01T10:00:00Z')!;
+    const values = ['2024-03-01T10:00:00Z', '2024-03-01T11:30:00+02:00', '2024-03-01 10:30', '2024-02-29', 'later', 20240301, null];
+    expect(matches({ path: 'v', op: '$gte', values: [at], kind: 'date' }, values)).toEqual(['2024-03-01T10:00:00Z', '2024-03-01 10:30']);
+    expect(matches({ path: 'v', op: '$lt', values: [at], kind: 'date' }, values)).toEqual(['2024-03-01T11:30:00+02:00', '2024-02-29']);
+  });
+
+  it('parseIsoDate reads the forms of a date field and refuses dates that do not exist', () => {
+    expect(parseIsoDate('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+    expect(parseIsoDate('2024-02-29T23:59:59.1234Z')).toBe(Date.UTC(2024, 1, 29, 23, 59, 59, 123));
+    expect(parseIsoDate('2024-03-01T01:30+0200')).toBe(Date.UTC(2024, 1, 29, 23, 30));
+    expect(parseIsoDate('2024-03-01 01:30')).toBe(Date.UTC(2024, 2, 1, 1, 30));
+    expect(parseIsoDate('0099-01-01')).toBe(new Date('0099-01-01T00:00:00Z').getTime());
+    for (const bad of ['2024-02-30', '1900-02-29', '2024-06-31', '2024-01-01T24:00', '2024-01-01T10:60', '2024-01-01T10:00:61', '2024-01-01T10:00+24:00',
+      '2024-01-01Z', '24-01-01', '2024-01-01T', 'x2024-01-01', '']) {
+      expect(parseIsoDate(bad), bad).toBeUndefined();
+    }
   });
 });

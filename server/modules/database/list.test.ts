@@ -109,6 +109,39 @@ describe('filters', () => {
     });
   }
 
+  it('compares ranges with a numeric-looking value as numbers only, never as text (schemaless)', async () => {
+    // b holds the string "25": as text, "25" >= "100" and "25" > "3"; as a number it is neither.
+    expect(ids(await get('loose?filter[age][$gte]=100'))).toEqual([]);
+    expect(ids(await get('loose?filter[age][$gt]=3&sort=_id'))).toEqual(['a', 'b', 'c', 'd']);
+    expect(ids(await get('loose?filter[age][$lt]=100&sort=_id'))).toEqual(['a', 'b', 'c', 'd']);
+    expect(ids(await get('loose?filter[age][$lte]=3'))).toEqual([]);
+    // Equality still matches the typed value and the string.
+    expect(ids(await get('loose?filter[age]=25&sort=_id'))).toEqual(['b', 'c']);
+    // profile.zip "0150" reads as 150.
+    expect(ids(await get('loose?filter[profile.zip][$gt]=149'))).toEqual(['a']);
+  });
+
+  it('compares ranges of ISO dates as instants', async () => {
+    await t.req('POST', '/database', { body: { _id: 'events' } });
+    await t.req('POST', '/database/events/fields', { body: { _id: 'at', type: 'date' } });
+    const rows: Array<[string, string]> = [
+      ['e1', '2024-03-01T10:00:00Z'],
+      ['e2', '2024-03-01T11:30:00+02:00'], // 09:30Z: before e1 though it sorts after it as text
+      ['e3', '2024-03-01 10:30'], // a space and no offset: 10:30 UTC
+      ['e4', '2024-02-29'],
+    ];
+    for (const [id, at] of rows) {
+      expect((await t.req('POST', '/database/events', { body: { _id: id, at, when: at } })).status).toBe(201);
+    }
+    for (const path of ['at', 'when']) { // typed and schemaless
+      expect(ids(await get(`events?filter[${path}][$gte]=2024-03-01T10:00:00Z&sort=_id`)), path).toEqual(['e1', 'e3']);
+      expect(ids(await get(`events?filter[${path}][$lt]=2024-03-01T12:00:00%2B02:00&sort=_id`)), path).toEqual(['e2', 'e4']);
+      expect(ids(await get(`events?filter[${path}][$gte]=2024-03-01&sort=_id`)), path).toEqual(['e1', 'e2', 'e3']);
+    }
+    // A value that is not a date still compares as text on a date field.
+    expect(ids(await get('events?filter[at][$gte]=2024-03&sort=_id'))).toEqual(['e1', 'e2', 'e3']);
+  });
+
   it('counts every match in meta.total, not only the page', async () => {
     const res = await get('many?filter[i][$gte]=10&limit=3&sort=-i');
     expect(res.body.meta).toEqual({ total: 110, limit: 3, offset: 0 });

@@ -67,6 +67,26 @@ describe('fields', () => {
     expect((await post('/database/typed/fields', { _id: 'title', type: 'string' })).status).toBe(409);
   });
 
+  it('refuses dates that do not exist instead of rolling them over', async () => {
+    await post('/database', { _id: 'cal' });
+    await post('/database/cal/fields', { _id: 'd', type: 'date' });
+    for (const d of ['2024-02-30', '2023-02-29', '2024-04-31', '2024-13-01', '2024-00-10', '2024-01-00', '2024-01-01T24:00', '2024-01-01T23:60',
+      '2024-01-01T23:59:60Z', '2024-01-01T10:00+25:00', '2024-1-01']) {
+      const res = await post('/database/cal', { d });
+      expect(res.status, d).toBe(422);
+      expect(res.body.error.details, d).toMatchObject({ field: 'd', reason: 'format' });
+    }
+    for (const d of ['2024-02-29', '2000-02-29', '2024-12-31T23:59:59.999Z', '2024-01-31 00:00', '2024-06-30T12:00:00+02:00', '2024-06-30T12:00-0530']) {
+      const res = await post('/database/cal', { d });
+      expect(res.status, d).toBe(201);
+      expect(res.body.d).toBe(d); // stored as given
+    }
+    const rec = (await post('/database/cal', { d: '2024-02-28' })).body;
+    expect((await t.req('PATCH', `/database/cal/${rec._id}`, { body: { d: '2024-02-31' } })).body.error.details).toMatchObject({ field: 'd', reason: 'format' });
+    // A default is checked the same way.
+    expect((await post('/database/cal/fields', { _id: 'e', type: 'date', default: '2023-02-29' })).body.error.details).toMatchObject({ field: 'default', reason: 'format' });
+  });
+
   it('validates records against every type with the contract reasons', async () => {
     await post('/database', { _id: 'v' });
     const defs = [

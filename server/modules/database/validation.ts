@@ -2,12 +2,12 @@
 // collection's field definitions (CONTRACT §3 reasons).
 import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
 import type { FieldDef } from '../../shared/models.js';
+import { parseIsoDate } from '../../storage/query.js';
 
 /** Keys the server owns on every record. */
 export const SYSTEM_KEYS = ['_id', '_owner', 'createdAt', 'updatedAt'] as const;
 
 const MAX_DEPTH = 32;
-const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
@@ -40,7 +40,8 @@ export function checkValue(field: FieldDef, v: unknown): ValidationReason | null
     case 'string': return typeof v !== 'string' ? 'type' : checkLength(v.length, o);
     case 'email': return typeof v !== 'string' ? 'type' : !EMAIL.test(v) ? 'format' : checkLength(v.length, o);
     case 'url': return typeof v !== 'string' ? 'type' : !SCHEME.test(v) || !URL.canParse(v) ? 'format' : checkLength(v.length, o);
-    case 'date': return typeof v !== 'string' ? 'type' : !DATE.test(v) || Number.isNaN(Date.parse(v)) ? 'format' : null;
+    // The form, and a date and time that exist (`2024-02-30`, `T25:00` are not rolled over).
+    case 'date': return typeof v !== 'string' ? 'type' : parseIsoDate(v) === undefined ? 'format' : null;
     case 'number': return typeof v !== 'number' || !Number.isFinite(v) ? 'type' : checkRange(v, o);
     case 'integer': return !Number.isInteger(v) ? 'type' : checkRange(v as number, o);
     case 'boolean': return typeof v !== 'boolean' ? 'type' : null;
