@@ -190,3 +190,28 @@ describe('range comparisons', () => {
     }
   });
 });
+
+describe('projection', () => {
+  const doc = { _id: 'd', name: 'n', items: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2, deep: [{ x: 1, y: 2 }] }, 7, { qty: 3 }], p: { q: { r: 1, s: 2 } } } as Doc;
+
+  it('keeps arrays of objects as arrays', () => {
+    expect(project(doc, ['items.name'])).toEqual({ _id: 'd', items: [{ name: 'a' }, { name: 'b' }, {}] });
+    expect(project(doc, ['items.deep.x'])).toEqual({ _id: 'd', items: [{}, { deep: [{ x: 1 }] }, {}] });
+    expect(project(doc, ['items.0.qty', 'items.1.name'])).toEqual({ _id: 'd', items: [{ qty: 1 }, { name: 'b' }] });
+    expect(project(doc, ['items.name', 'items.1.qty'])).toEqual({ _id: 'd', items: [{ name: 'a' }, { name: 'b', qty: 2 }, {}] });
+    expect(project(doc, ['items.2'])).toEqual({ _id: 'd', items: [7] });
+  });
+
+  it('nests objects, omits what is missing, and lets a whole value win', () => {
+    expect(project(doc, ['p.q.r', 'name', 'missing', 'name.x'])).toEqual({ _id: 'd', name: 'n', p: { q: { r: 1 } } });
+    expect(project(doc, ['p.q.r', 'p'])).toEqual({ _id: 'd', p: doc.p });
+    expect(project(doc, ['p', 'p.q.r'])).toEqual({ _id: 'd', p: doc.p });
+    expect(project(doc, ['p.zz'])).toEqual({ _id: 'd' });
+  });
+
+  it('reads own properties only', () => {
+    const bare = { _id: 'e' } as Doc;
+    expect(project(bare, ['constructor', 'toString.x', 'items.constructor'])).toEqual({ _id: 'e' });
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});

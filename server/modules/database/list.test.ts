@@ -70,6 +70,22 @@ describe('pagination and shape', () => {
     const res = await get('loose?fields=name,profile.city&sort=_id&limit=2');
     expect(res.body.data).toEqual([{ _id: 'a', name: 'Ann', profile: { city: 'Oslo' } }, { _id: 'b', name: 'Bob', profile: { city: 'Bergen' } }]);
   });
+
+  it('keeps the shape of arrays of objects when picking fields inside them', async () => {
+    await t.req('POST', '/database', { body: { _id: 'orders' } });
+    await t.req('POST', '/database/orders', { body: {
+      _id: 'o1', items: [{ name: 'a', qty: 1, sku: 'x' }, { name: 'b', qty: 2 }, { qty: 3 }, 'loose'], meta: { tags: [{ k: 'p', v: 1 }] },
+    } });
+    const pick = async (fields: string) => (await get(`orders?fields=${fields}`)).body.data[0];
+    expect(await pick('items.name')).toEqual({ _id: 'o1', items: [{ name: 'a' }, { name: 'b' }, {}] });
+    expect(await pick('items.name,items.qty')).toEqual({ _id: 'o1', items: [{ name: 'a', qty: 1 }, { name: 'b', qty: 2 }, { qty: 3 }] });
+    expect(await pick('meta.tags.k')).toEqual({ _id: 'o1', meta: { tags: [{ k: 'p' }] } });
+    // A numeric segment keeps the element(s) it names.
+    expect(await pick('items.1.name')).toEqual({ _id: 'o1', items: [{ name: 'b' }] });
+    // The whole array wins over a path inside it, in either order.
+    expect((await pick('items.name,items')).items).toHaveLength(4);
+    expect((await pick('items,items.name')).items).toHaveLength(4);
+  });
 });
 
 describe('filters', () => {
