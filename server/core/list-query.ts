@@ -2,6 +2,7 @@
 // query string, into a StoreQuery the store's planner runs. Express 5's default "simple" query
 // parser leaves `filter[age][$gte]` as a flat key, which is parsed here, strictly.
 import { ApiError } from './errors.js';
+import { isReservedKey } from './ids.js';
 import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../storage/query.js';
 import type { FieldType, ListMeta } from '../shared/models.js';
 
@@ -158,7 +159,8 @@ function assertPath(path: string, name: string) {
   if (!PATH.test(path)) throw ApiError.badRequest(`Invalid field path '${path}' in ${name}`, { field: name });
   // A document without such a field would still "have" it through Object.prototype (`constructor`,
   // `toString`...): filters would match every document and `__proto__` reaches the prototype.
-  const reserved = path.split('.').find((seg) => seg === 'prototype' || seg in Object.prototype);
+  // Field definitions refuse the same names (isReservedKey), so every field can be used here.
+  const reserved = path.split('.').find(isReservedKey);
   if (reserved) throw ApiError.badRequest(`'${reserved}' cannot be used as a field name in ${name}`, { field: name });
 }
 

@@ -67,6 +67,25 @@ describe('fields', () => {
     expect((await post('/database/typed/fields', { _id: 'title', type: 'string' })).status).toBe(409);
   });
 
+  it('refuses keys named like Object.prototype members (lists could not use them), as _id or as name', async () => {
+    for (const key of ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString', 'propertyIsEnumerable', 'prototype']) {
+      const byId = await post('/database/typed/fields', { _id: key, type: 'string' });
+      expect(byId.status, key).toBe(422);
+      expect(byId.body.error.details, key).toMatchObject({ field: '_id', reason: 'invalid' });
+      const byName = await post('/database/typed/fields', { name: key, type: 'number' });
+      expect(byName.status, key).toBe(422);
+      expect(byName.body.error.details, key).toMatchObject({ field: 'name', reason: 'invalid' });
+      // The same names are refused by lists: a field that exists can always be listed by.
+      expect((await t.req('GET', `/database/typed?sort=${key}`)).status, key).toBe(400);
+    }
+    expect((await post('/database/typed/fields', { _id: '__proto__', type: 'string' })).status).toBe(422);
+    // A label may still say anything; only the key is restricted.
+    const labelled = await post('/database/typed/fields', { _id: 'ctor', name: 'constructor', type: 'string' });
+    expect(labelled.status).toBe(201);
+    expect((await t.req('GET', '/database/typed?sort=ctor&filter[ctor][$exists]=false&fields=ctor')).status).toBe(200);
+    expect((await t.req('GET', '/database/typed/fields')).body.data.map((f: { _id: string }) => f._id)).not.toContain('constructor');
+  });
+
   it('refuses dates that do not exist instead of rolling them over', async () => {
     await post('/database', { _id: 'cal' });
     await post('/database/cal/fields', { _id: 'd', type: 'date' });

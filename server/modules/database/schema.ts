@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { isReservedKey, newId, nowIso } from '../../core/ids.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
 import { findCollection, getCollection, saveCollection, withSchemaLock } from './collections.js';
@@ -47,6 +47,11 @@ export function createField(ws: Workspace, collectionId: string, body: z.infer<t
       throw ApiError.invalidField('name', 'format', "Without an '_id', the field's 'name' is its key and must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$");
     }
     if (RESERVED_FIELDS.has(id)) throw ApiError.invalidField('_id', 'invalid', `'${id}' is kept by the server on every record`);
+    // Lists refuse these names in filters, sorts and fields, and the store's indexes would read
+    // Object.prototype's member for every record lacking the key: not usable as a field.
+    if (isReservedKey(id)) {
+      throw ApiError.invalidField(body._id ? '_id' : 'name', 'invalid', `'${id}' cannot be a field's key (it names a built-in property of JavaScript objects)`);
+    }
     if (def.fields.some((f) => f._id === id)) throw ApiError.conflict(`Field '${id}' already exists`, { field: '_id' });
     const now = nowIso();
     const field = checkField(ws, { ...body, _id: id, name: body.name ?? id, createdAt: now, updatedAt: now } as FieldDef);
