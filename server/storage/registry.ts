@@ -1,11 +1,11 @@
 // The workspace registry: which workspaces exist (lowdb `homebase.json` in the data folder),
 // the console token, and the open Workspace objects. Lifecycle listeners let modules start and
 // stop per-workspace work (delivery queues, schedules, sockets).
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
-import { Workspace } from './workspace.js';
+import { Workspace, restrictToOwner } from './workspace.js';
 import { ApiError } from '../core/errors.js';
 import { idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
@@ -32,13 +32,19 @@ export class Registry {
   ) {}
 
   static async load(dataDir: string | undefined, consoleToken: string | undefined, compactEvery: number): Promise<Registry> {
-    if (dataDir) await mkdir(join(dataDir, 'workspaces'), { recursive: true });
+    if (dataDir) {
+      // Owner only: the data folder holds the console token, keys, password hashes and all data.
+      // A folder made earlier (or by the caller, under its umask) is brought in line at start.
+      await mkdir(join(dataDir, 'workspaces'), { recursive: true, mode: 0o700 });
+      await restrictToOwner(dataDir);
+      await restrictToOwner(join(dataDir, 'workspaces'));
+    }
     const store = await SettingsStore.open<RegistryData>(dataDir && join(dataDir, 'homebase.json'),
       { consoleToken: '', workspaces: [] });
-    const token = consoleToken ?? (store.data.consoleToken || `hb_console_${randomBytes(24).toString('base64url')}`);
-    if (token !== store.data.consoleToken) await store.update((d) => { d.consoleToken = token; });
-    if (dataDir) await chmod(join(dataDir, 'homebase.json'), 0o600); // it holds the console token
     const registry = new Registry(dataDir, store, compactEvery);
+    const token = consoleToken ?? (store.data.consoleToken || `hb_console_${randomBytes(24).toString('base64url')}`);
+    if (token !== store.data.consoleToken) await registry.save((d) => { d.consoleToken = token; });
+    else await registry.restrictFile();
     for (const info of store.data.workspaces) {
       registry.open.set(info._id, await Workspace.open(info._id, registry.dirOf(info._id), { name: info.name }, compactEvery));
     }
@@ -73,7 +79,7 @@ export class Registry {
     const ws = await Workspace.open(id, this.dirOf(id), { name }, this.compactEvery);
     this.open.set(id, ws);
     const info: WorkspaceInfo = { _id: id, name, createdAt: ws.settings.data.createdAt };
-    await this.store.update((d) => { d.workspaces.push(info); });
+    await this.save((d) => { d.workspaces.push(info); });
     for (const l of this.listeners) await l.opened?.(ws);
     return ws;
   }
@@ -82,7 +88,7 @@ export class Registry {
     const ws = this.require(id);
     for (const l of this.listeners) await l.closing?.(ws);
     this.open.delete(id);
-    await this.store.update((d) => { d.workspaces = d.workspaces.filter((w) => w._id !== id); });
+    await this.save((d) => { d.workspaces = d.workspaces.filter((w) => w._id !== id); });
     await ws.close();
     for (const l of this.listeners) await l.deleted?.(ws);
     if (ws.dir) await rm(ws.dir, { recursive: true, force: true });
@@ -97,6 +103,18 @@ export class Registry {
     for (const ws of this.open.values()) for (const l of this.listeners) await l.closing?.(ws);
     await Promise.all([...this.open.values()].map((ws) => ws.close()));
     await this.store.flush();
+  }
+
+  /** Writes `homebase.json` and keeps it owner-only (0600): it holds the console token. lowdb
+   *  writes a new file and renames it over the old one, so the mode is set again after each write
+   *  (the data folder itself is 0700, so no one else could read it in between). */
+  private async save(change: (d: RegistryData) => void): Promise<void> {
+    await this.store.update(change);
+    await this.restrictFile();
+  }
+
+  private async restrictFile(): Promise<void> {
+    if (this.dataDir) await restrictToOwner(join(this.dataDir, 'homebase.json'));
   }
 
   private dirOf(id: string): string | undefined {

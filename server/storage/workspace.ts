@@ -1,7 +1,7 @@
 // One workspace: its settings (lowdb), its document stores (nedb, opened lazily), its keys and
 // its files folder. Everything a workspace holds lives under its own folder, so deleting,
 // snapshotting or exporting it never touches another.
-import { mkdir, readdir, readFile, writeFile, rm, chmod } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile, rm, chmod, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -43,8 +43,12 @@ export class Workspace {
   ) {}
 
   static async open(id: string, dir: string | undefined, init: { name: string }, compactEvery: number): Promise<Workspace> {
-    if (dir) await mkdir(join(dir, 'stores'), { recursive: true });
-    if (dir) await mkdir(join(dir, 'collections'), { recursive: true });
+    if (dir) {
+      // Owner only (0700): the folder holds the keys, the users' password hashes and every record.
+      await mkdir(join(dir, 'stores'), { recursive: true, mode: 0o700 });
+      await mkdir(join(dir, 'collections'), { recursive: true, mode: 0o700 });
+      await restrictToOwner(dir); // a folder made before this rule, or under a lax umask
+    }
     const settings = await SettingsStore.open<WorkspaceSettings>(dir && join(dir, 'settings.json'),
       { name: init.name, createdAt: new Date().toISOString(), collections: [] });
     const keys = await loadKeys(dir);
@@ -117,4 +121,15 @@ async function loadKeys(dir: string | undefined): Promise<WorkspaceKeys> {
     await chmod(file, 0o600);
     return keys;
   }
+}
+
+/** Takes group and other permissions away from a file or folder the process owns (a folder
+ *  `rwxr-xr-x` becomes 0700, a file `rw-r--r--` 0600; the owner's own bits stay as they are).
+ *  Left alone: a path owned by another user (chmod would fail; its owner decides), and platforms
+ *  without POSIX owners (Windows). */
+export async function restrictToOwner(path: string): Promise<void> {
+  if (typeof process.getuid !== 'function') return;
+  const st = await stat(path).catch(() => undefined);
+  if (!st || st.uid !== process.getuid() || (st.mode & 0o077) === 0) return;
+  await chmod(path, st.mode & 0o700);
 }
