@@ -156,6 +156,39 @@ describe('tus uploads', () => {
     await noVersion.text();
   });
 
+  it('exposes the app\'s CORS headers and tus\'s own on every tus response', async () => {
+    const origin = { Origin: 'http://localhost:5173' };
+    const appList = (await fetch(`${t.api}/storage`, { headers: { authorization: `Bearer ${userToken}`, ...origin } })).headers.get('access-control-expose-headers')!;
+    const names = (v: string | null) => new Set((v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+    const app = names(appList);
+    expect(app.has('upload-expires')).toBe(true);
+    const check = (res: Response) => {
+      const exposed = names(res.headers.get('access-control-expose-headers'));
+      for (const h of [...app, 'upload-expires', 'upload-offset', 'location', 'tus-resumable', 'upload-concat']) expect(exposed, h).toContain(h);
+    };
+    const created = await tusReq('POST', `${t.api}/storage/upload/tus`, userToken, { 'Upload-Length': '10', ...origin });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('upload-expires')).toBeTruthy();
+    check(created);
+    const url = created.headers.get('location')!;
+    const head = await tusReq('HEAD', url, userToken, origin);
+    expect(head.status).toBe(200);
+    check(head);
+    const patch = await fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${userToken}`, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', ...origin }, body: 'abc' });
+    expect(patch.status).toBe(204);
+    check(patch);
+    const conflict = await fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${userToken}`, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', ...origin }, body: 'abc' });
+    expect(conflict.status).toBe(409);
+    check(conflict);
+    const noVersion = await fetch(url, { method: 'HEAD', headers: { authorization: `Bearer ${userToken}`, ...origin } });
+    expect(noVersion.status).toBe(412);
+    check(noVersion);
+    // No duplicates in the list.
+    const raw = (created.headers.get('access-control-expose-headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+    expect(raw.length).toBe(new Set(raw).size);
+    check(await fetch(`${t.api}/storage/upload/tus`, { method: 'OPTIONS', headers: origin }));
+  });
+
   it('terminates an upload with DELETE', async () => {
     const url = (await createUpload(userToken, 100)).headers.get('location')!;
     const patch = await fetch(url, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${userToken}`, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: 'x'.repeat(40) });

@@ -142,6 +142,22 @@ export class TusUploads {
       headers.set('Content-Type', 'application/json; charset=utf-8');
       return write(context, headers, status, JSON.stringify(error.toBody()));
     };
+    // @tus/server sets its own Access-Control-Expose-Headers on every response, replacing the
+    // app's (set by the CORS middleware), which lists Upload-Expires, Content-Disposition, ETag,
+    // Retry-After... A browser client must see both: expose the union. `handler` (private in
+    // @tus/server's types) builds every response, errors included, that handle() then sends.
+    const inner = server as unknown as { handler?(request: globalThis.Request): Promise<globalThis.Response> };
+    const handler = inner.handler?.bind(server);
+    if (handler) inner.handler = async (request) => {
+      const response = await handler(request);
+      const app = currentRequest.getStore()?.res?.getHeader('Access-Control-Expose-Headers');
+      if (app !== undefined) {
+        try {
+          response.headers.set('Access-Control-Expose-Headers', unionOfLists(String(app), response.headers.get('Access-Control-Expose-Headers') ?? ''));
+        } catch { /* immutable headers (never built by tus): keep tus's list */ }
+      }
+      return response;
+    };
     // Once the response to the last chunk is built, the finished upload leaves the tus folder
     // (its bytes were linked into the files folder by finish()).
     server.on(EVENTS.POST_FINISH, (_req, _res, upload: Upload) => {
@@ -166,6 +182,18 @@ export class TusUploads {
       mode: 'link',
     }, req ? actorOf(req) : undefined, req ? apiBaseOf(req) : `http://${this.ctx.config.host}:${this.ctx.config.port}/api`);
   }
+}
+
+/** Header-name lists (`A, B`) joined without duplicates (case-insensitive), first list first. */
+function unionOfLists(...lists: string[]): string {
+  const seen = new Map<string, string>();
+  for (const list of lists) {
+    for (const raw of list.split(',')) {
+      const name = raw.trim();
+      if (name && !seen.has(name.toLowerCase())) seen.set(name.toLowerCase(), name);
+    }
+  }
+  return [...seen.values()].join(', ');
 }
 
 /** The upload id of `/storage/upload/tus/{id}`, if the path has one. */
