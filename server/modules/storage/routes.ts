@@ -96,6 +96,12 @@ export const storageModule: Module = {
   async start(ctx) {
     const svc = storageOf(ctx);
     const tus = tusFor(svc);
+    // Simple uploads cut off by a `kill -9` are never resumed: their `.part` files go now, not
+    // only when the workspace's storage is next used (start runs before the server listens).
+    await Promise.all(ctx.registry.list().map(async (info) => {
+      const ws = ctx.registry.get(info._id);
+      if (ws) await svc.sweepIncoming(ws).catch((err) => logger.warn({ err, workspace: ws.id }, 'could not sweep unfinished simple uploads'));
+    }));
     await ctx.registry.listen({
       // On delete and at shutdown (after in-flight requests): an in-memory workspace's temp folder goes.
       closing: async (ws) => { tus.drop(ws); await svc.dropWorkspace(ws); },

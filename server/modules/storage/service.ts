@@ -149,6 +149,17 @@ export class StorageService {
     return removed;
   }
 
+  /** Removes simple uploads left half-received by a killed server (`uploads/incoming/*.part`)
+   *  of a workspace on disk, without opening its file area: one folder listing, nothing when the
+   *  workspace has no incoming folder. Run at start, before requests are accepted. */
+  async sweepIncoming(ws: Workspace): Promise<number> {
+    if (!ws.dir || this.areas.has(ws.id)) return 0; // opening the area empties the folder anyway
+    const dir = join(ws.dir, 'uploads', 'incoming');
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.part'));
+    await Promise.all(names.map((n) => rm(join(dir, n), { force: true })));
+    return names.length;
+  }
+
   /** Forgets a workspace being closed (deleted, or the server stopping) and removes its temporary
    *  folder; a data folder stays (and goes with the workspace on deletion). */
   async dropWorkspace(ws: Workspace): Promise<void> {

@@ -1,7 +1,7 @@
 // Simple uploads, listing, downloads (Range, 304, ?token=), deletion, hostile names and
 // workspace isolation, over HTTP with fetch + FormData.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
@@ -347,6 +347,26 @@ describe('workspaces', () => {
 });
 
 describe('on disk', () => {
+  it('removes .part files left by a killed server at start, before storage is used', async () => {
+    const { dir, remove } = tempDataDir();
+    const first = await startTestServer({ data: dir });
+    expect((await first.consoleReq('POST', '/workspaces', { _id: 'quiet', admin: { email: 'q@example.com', password: 'quiet-pass-1' } })).status).toBe(201);
+    await first.close();
+    const incoming = join(dir, 'workspaces', 'demo', 'uploads', 'incoming');
+    mkdirSync(incoming, { recursive: true });
+    writeFileSync(join(incoming, 'Abc123.part'), 'half an upload');
+    writeFileSync(join(incoming, 'Def456.part'), 'another');
+    const s = await startTestServer({ data: dir });
+    try {
+      expect(readdirSync(incoming)).toEqual([]);
+      // A workspace without an incoming folder is only looked at, not given one.
+      expect(existsSync(join(dir, 'workspaces', 'quiet', 'uploads', 'incoming'))).toBe(false);
+    } finally {
+      await s.close();
+      remove();
+    }
+  });
+
   it('never writes ignored parts to disk, and the limit covers them', async () => {
     const { dir, remove } = tempDataDir();
     const d = await startTestServer({ data: dir, uploadLimit: 256 * 1024 });
