@@ -105,20 +105,25 @@ describe('keeping connections healthy', () => {
   });
 
   it('closes a consumer that stops reading once its send buffer passes the bound (1013)', async () => {
-    const slow = await TestSocket.open(realtimeUrl(t.api, t.adminToken));
-    const c = await t.req('POST', '/chats/channels', { body: { name: 'firehose' } });
+    // Its own server with a slow heartbeat: a paused socket answers no ping, and on a loaded
+    // machine the 100 ms heartbeat could drop it (1006) before the buffer bound does (1013).
+    const own = await startTestServer({ realtimePingInterval: 60_000, realtimeMaxBuffered: 64 * 1024 });
+    const ownHub = () => hubs.get(own.srv.ctx)!;
+    const slow = await TestSocket.open(realtimeUrl(own.api, own.adminToken));
+    const c = await own.req('POST', '/chats/channels', { body: { name: 'firehose' } });
     expect(await slow.subscribe(`chat:${c.body._id}`)).toMatchObject({ type: 'subscribed' });
     slow.socket.pause(); // stop reading: the kernel buffers fill, then the server's
     const big = 'x'.repeat(256 * 1024);
-    for (let i = 0; i < 200 && hub().clientsOf('demo').length > 0; i++) {
-      t.srv.ctx.bus.publish({ type: 'message.created', app: 'demo', data: { channelId: c.body._id, text: big } });
+    for (let i = 0; i < 200 && ownHub().clientsOf('demo').length > 0; i++) {
+      own.srv.ctx.bus.publish({ type: 'message.created', app: 'demo', data: { channelId: c.body._id, text: big } });
       await new Promise((r) => setImmediate(r));
     }
-    expect(hub().clientsOf('demo')).toHaveLength(0);
+    expect(ownHub().clientsOf('demo')).toHaveLength(0);
     slow.socket.resume();
     const closed = await slow.waitClose(30_000);
     expect(closed.code).toBe(1013);
     expect(closed.reason).toMatch(/slow consumer/i);
+    await own.close();
   });
 
   it('pauses reading from a client that floods frames instead of queueing them', async () => {
