@@ -1,22 +1,42 @@
 // Test helpers: a real HTTP receiver on 127.0.0.1 (webhook and scenario targets), and polling
 // for asynchronous effects.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface Received { method: string; url: string; headers: Record<string, string>; body: string }
 
+export interface Answer {
+  status: number;
+  body?: string;
+  /** Answer after this many ms (the answer is dropped if the receiver closes first). */
+  delayMs?: number;
+  contentType?: string;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+}
+
 export interface Receiver {
   url: string;
+  port: number;
   received: Received[];
   /** Decides each answer (default 200 "ok"); `n` counts requests from 1. */
-  respond: (req: Received, n: number) => { status: number; body?: string; delayMs?: number; contentType?: string };
+  respond: (req: Received, n: number) => Answer;
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export interface ReceiverOptions {
+  /** Port to listen on (default: any free one); a taken port rejects with EADDRINUSE. */
+  port?: number;
+  /** Serve HTTPS with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
+}
+
+export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
   const received: Received[] = [];
-  const r: Receiver = { url: '', received, respond: () => ({ status: 200, body: 'ok' }), close: async () => undefined };
-  const server = http.createServer((req, res) => {
+  const timers = new Set<NodeJS.Timeout>();
+  const r: Receiver = { url: '', port: 0, received, respond: () => ({ status: 200, body: 'ok' }), close: async () => undefined };
+  const handler: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -25,13 +45,30 @@ export async function startReceiver(): Promise<Receiver> {
       const entry = { method: req.method ?? '', url: req.url ?? '', headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(entry);
       const answer = r.respond(entry, received.length);
-      const send = () => { res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' }); res.end(answer.body ?? ''); };
-      if (answer.delayMs) setTimeout(send, answer.delayMs); else send();
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain', ...(answer.headers ?? {}) });
+        res.end(answer.body ?? '');
+      };
+      if (answer.delayMs) {
+        const timer = setTimeout(() => { timers.delete(timer); send(); }, answer.delayMs);
+        timers.add(timer);
+      } else send();
     });
+  };
+  const server = options.tls ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, handler) : http.createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve(); });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  r.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  r.port = (server.address() as AddressInfo).port;
+  r.url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${r.port}`;
+  r.close = () => new Promise<void>((resolve) => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
   return r;
 }
 

@@ -11,7 +11,7 @@ import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { secretValues } from '../credentials/service.js';
 import { findUser } from '../users/repo.js';
-import { maskSecrets, resolveTemplates, type TemplateContext } from './templates.js';
+import { mapJson, resolveTemplates, secretMasker, type SecretMasker, type TemplateContext } from './templates.js';
 import { STEP_RUNNERS, StepFailure, type StepEnv } from './steps.js';
 import type { Step, StepType, Trigger } from './schemas.js';
 
@@ -70,7 +70,9 @@ export class Runner {
   constructor(private readonly ctx: AppContext) {}
 
   /** Starts an execution; resolves once it is stored as running, with the promise of its end.
-   *  It is registered before it is stored, so a shutdown that sees it can always interrupt it. */
+   *  It is registered before it is stored, so a shutdown that sees it can always interrupt it.
+   *  Both the execution returned and the one `done` resolves to are the stored form (secrets
+   *  masked, keys encoded: `storedForm`), and `done` always resolves to one that has ended. */
   async start(ws: Workspace, scenario: ScenarioDoc, req: RunRequest): Promise<{ execution: Execution; done: Promise<Execution> }> {
     if (this.stopped) throw ApiError.unavailable('The server is shutting down');
     const startedAt = Date.now();
@@ -81,21 +83,53 @@ export class Runner {
     const abort = new AbortController();
     let stored!: (ok: boolean, err?: unknown) => void;
     const storedP = new Promise<void>((resolve, reject) => { stored = (ok, err) => (ok ? resolve() : reject(err)); });
+    let masker: SecretMasker | undefined;
+    let secrets: Map<string, string> | undefined;
+    let first: Execution | undefined;
     const done = (async () => {
       try {
-        await (await executionStore(ws)).insert(execution as unknown as Doc);
+        secrets = await secretValues(ws);
+        masker = secretMasker(secrets.values());
+        first = storedForm(execution, masker);
+        await (await executionStore(ws)).insert(first as unknown as Doc);
       } catch (err) {
         stored(false, err);
-        return execution;
+        return storedForm(execution, masker ?? NO_SECRETS);
       }
       stored(true);
-      return this.execute(ws, scenario, req, execution, startedAt, abort.signal);
+      return this.execute(ws, scenario, req, execution, startedAt, abort.signal, secrets, masker);
     })()
-      .catch((err) => { logger.error({ err, scenario: scenario._id }, 'scenario execution crashed'); return execution; })
+      .catch(async (err: unknown) => {
+        const message = (masker ?? NO_SECRETS).text(errorText(err));
+        logger.error({ error: masker ? message : '(hidden: the secret values could not be read)', scenario: scenario._id }, 'scenario execution crashed');
+        return this.endAfterCrash(ws, execution, startedAt, masker, err instanceof StoreFailure ? message : `Internal error: ${message}`);
+      })
       .finally(() => this.running.delete(execution._id));
     this.running.set(execution._id, { wsId: ws.id, scenarioId: scenario._id, abort, done });
     await storedP;
-    return { execution: { ...execution }, done };
+    return { execution: first!, done };
+  }
+
+  /** After an unexpected error: stores the execution as failed (with what is known of its steps,
+   *  or, if even that cannot be stored, without their outputs) and returns what was stored. */
+  private async endAfterCrash(ws: Workspace, exec: Execution, startedAt: number, masker: SecretMasker | undefined, reason: string): Promise<Execution> {
+    exec.status = 'failed';
+    exec.error = reason;
+    exec.finishedAt = nowIso();
+    exec.durationMs = Date.now() - startedAt;
+    // Without the secret values nothing of the steps but their type and status can be shown safely.
+    const bare: Execution = { ...exec, steps: exec.steps.map((s) => ({ type: s.type, status: s.status, output: null, error: masker ? s.error : null })) };
+    if (!masker) bare.error = 'Internal error (see the server log)';
+    const candidates = masker ? [storedForm(exec, masker), storedForm(bare, masker)] : [storedForm(bare, NO_SECRETS)];
+    for (const doc of candidates) {
+      try {
+        await (await executionStore(ws)).replace(exec._id, doc as unknown as Doc);
+        return doc;
+      } catch (err) {
+        logger.error({ error: (err as Error)?.message, scenario: exec.scenarioId }, 'could not store a failed scenario execution');
+      }
+    }
+    return candidates[candidates.length - 1];
   }
 
   /** No execution starts after this; running ones are interrupted. */
@@ -111,19 +145,27 @@ export class Runner {
     await Promise.allSettled(hits.map((r) => r.done));
   }
 
-  private async execute(ws: Workspace, scenario: ScenarioDoc, req: RunRequest, exec: Execution, startedAt: number, signal: AbortSignal): Promise<Execution> {
-    const secrets = await secretValues(ws);
-    const masked = [...secrets.values()];
+  private async execute(ws: Workspace, scenario: ScenarioDoc, req: RunRequest, exec: Execution, startedAt: number, signal: AbortSignal, secrets: Map<string, string>, masker: SecretMasker): Promise<Execution> {
     const store = await executionStore(ws);
-    const save = async () => { await store.replace(exec._id, maskSecrets(exec, masked) as unknown as Doc); };
-    const finish = async (status: 'succeeded' | 'failed', error: string | null) => {
+    const save = async (): Promise<Execution> => {
+      const doc = storedForm(exec, masker);
+      await store.replace(exec._id, doc as unknown as Doc);
+      return doc;
+    };
+    const finish = async (status: 'succeeded' | 'failed', error: string | null): Promise<Execution> => {
       exec.status = status;
       exec.error = error;
       exec.finishedAt = nowIso();
       exec.durationMs = Date.now() - startedAt;
-      await save();
-      await trimExecutions(ws, scenario._id);
-      return maskSecrets(exec, masked);
+      let doc: Execution;
+      try {
+        doc = await save();
+      } catch (err) {
+        // The end must be stored: endAfterCrash stores it as failed, saying why.
+        throw new StoreFailure(`Could not store this execution's result: ${errorText(err)}`);
+      }
+      try { await trimExecutions(ws, scenario._id); } catch (err) { logger.warn({ err, scenario: scenario._id }, 'could not trim old scenario executions'); }
+      return doc;
     };
 
     if (req.refused) return finish('failed', req.refused);
@@ -141,21 +183,63 @@ export class Runner {
     const env: StepEnv = { ctx: this.ctx, ws, auth, depth: req.depth + 1, signal };
     for (let i = 0; i < scenario.steps.length; i++) {
       const step = scenario.steps[i];
+      let output: unknown;
       try {
         if (signal.aborted) throw signal.reason;
         const resolved = resolveTemplates(step, tctx) as Record<string, unknown>;
-        const output = await STEP_RUNNERS[step.type as StepType](resolved, env);
-        exec.steps.push({ type: step.type, status: 'succeeded', output: output ?? null, error: null });
-        tctx.steps.push({ output: output ?? null, status: 'succeeded' });
-        await save();
+        output = (await STEP_RUNNERS[step.type as StepType](resolved, env)) ?? null;
       } catch (err) {
         const message = errorText(err);
         exec.steps.push({ type: step.type, status: 'failed', output: err instanceof StepFailure ? err.output : null, error: message });
         for (const rest of scenario.steps.slice(i + 1)) exec.steps.push({ type: rest.type, status: 'skipped', output: null, error: null });
         return finish('failed', `Step ${i} (${step.type}) failed: ${message}`);
       }
+      exec.steps.push({ type: step.type, status: 'succeeded', output, error: null });
+      // Later steps see the output as it came; the execution stores its masked, store-safe form.
+      tctx.steps.push({ output, status: 'succeeded' });
+      // Progress only: a failure to store it does not fail the step (the end is stored anyway).
+      try { await save(); } catch (err) { logger.warn({ error: masker.text(errorText(err)), scenario: scenario._id }, "could not store a scenario execution's progress"); }
     }
     return finish('succeeded', null);
+  }
+}
+
+/** Levels of an execution document kept (a record's 32 levels fit, as the output of a step). */
+export const STORED_DEPTH = 64;
+/** Levels of arrays kept in an execution document, `steps` being the first. The store checks
+ *  an array's items twice over, so each level of arrays doubles the cost of a write: past this
+ *  bound the cost would grow without limit (a remote server could stall the server). */
+export const STORED_ARRAY_DEPTH = 6;
+/** What stands for a part cut at those bounds whose JSON text cannot be made either. */
+export const TOO_DEEP = '[nested too deep]';
+const NO_SECRETS = secretMasker([]);
+
+/** The execution document could not be stored. */
+class StoreFailure extends Error {}
+
+/** A key the store accepts: a leading `$` becomes `＄` (U+FF04) and every `.` becomes `．`
+ *  (U+FF0E); other keys are unchanged. */
+export function storableKey(k: string): string {
+  const dotless = k.includes('.') ? k.replaceAll('.', '．') : k;
+  return dotless.startsWith('$') ? `＄${dotless.slice(1)}` : dotless;
+}
+
+/** The execution as stored and shown: every secret value masked, keys the store would refuse
+ *  encoded (`storableKey`), and a part nested past `STORED_DEPTH` levels (or arrays past
+ *  `STORED_ARRAY_DEPTH`) kept as its JSON text, masked too. Whatever a remote server answers,
+ *  the store accepts it. */
+export function storedForm(exec: Execution, masker: SecretMasker): Execution {
+  return mapJson(exec, {
+    text: masker.text, scalar: masker.scalar, key: (k) => storableKey(masker.text(k)),
+    maxDepth: STORED_DEPTH, maxArrayDepth: STORED_ARRAY_DEPTH, tooDeep: (v) => asJsonText(v, masker),
+  }) as Execution;
+}
+
+function asJsonText(v: unknown, masker: SecretMasker): string {
+  try {
+    return masker.text(JSON.stringify(v) ?? 'null');
+  } catch {
+    return TOO_DEEP; // deeper than JSON.stringify can go
   }
 }
 

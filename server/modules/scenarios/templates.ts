@@ -80,25 +80,114 @@ function asText(v: unknown): string {
   return String(v);
 }
 
-/** Replaces every secret value (as is, JSON-escaped, or URL-encoded) by `***` in strings and
- *  object keys, deeply. Longer values first, so that one secret containing another is fully hidden. */
-export function maskSecrets<T>(value: T, secrets: Iterable<string>): T {
-  const needles = [...new Set([...secrets].flatMap((s) => [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]))]
+/** What hides secret values: `text` replaces each one (in every form of `secretForms`) by `***`
+ *  inside a string; `scalar` turns a number or boolean whose text is a secret into `***`. */
+export interface SecretMasker {
+  /** False when there is nothing to hide (no secrets). */
+  readonly active: boolean;
+  text(s: string): string;
+  scalar(v: number | boolean): unknown;
+}
+
+const MASK = '***';
+/** JSON number text, as a secret might be echoed back as a number. */
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+export function secretMasker(secrets: Iterable<string>): SecretMasker {
+  const values = [...new Set(secrets)].filter((s) => s.length > 0);
+  const needles = [...new Set(values.flatMap(secretForms))]
     .filter((s) => s.length > 0)
     .sort((a, b) => b.length - a.length);
-  if (needles.length === 0) return value;
-  const maskText = (s: string) => needles.reduce((acc, n) => (acc.includes(n) ? acc.split(n).join('***') : acc), s);
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return maskText(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (isPlainObject(v)) {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[maskText(k)] = walk(x);
-      return out;
-    }
-    return v;
+  const scalars = new Set(values);
+  const numbers = new Set(values.filter((s) => NUMBER_TEXT.test(s)).map(Number).filter(Number.isFinite));
+  return {
+    active: needles.length > 0,
+    // Longer needles first, so that one secret containing another is fully hidden.
+    text: (s) => needles.reduce((acc, n) => (acc.includes(n) ? acc.split(n).join(MASK) : acc), s),
+    scalar: (v) => (scalars.has(String(v)) || (typeof v === 'number' && numbers.has(v)) ? MASK : v),
   };
-  return walk(value) as T;
+}
+
+/** The forms a secret value takes when it travels: as is; JSON-escaped (also with non-ASCII as
+ *  `\u00e9`, and `/` as `\/`); `encodeURIComponent`; as the WHATWG URL parser (Node's `URL`,
+ *  `fetch`, `http.request`) writes it in a path or a query; and form-encoded (`URLSearchParams`). */
+export function secretForms(s: string): string[] {
+  const json = JSON.stringify(s).slice(1, -1);
+  const jsonAscii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const forms = [s, json, jsonAscii, jsonAscii.replaceAll('/', '\\/'), urlForm(s, 'path'), urlForm(s, 'query'), new URLSearchParams([['', s]]).toString().slice(1)];
+  try { forms.push(encodeURIComponent(s)); } catch { /* a lone surrogate: URL forms above cover it */ }
+  return forms;
+}
+
+let urlTables: { path: string[]; query: string[] } | undefined;
+
+/** How the URL parser writes each ASCII character in a path and in a query, read from the
+ *  parser itself. A character that ends the part (`?`, `#`) is kept as is. */
+function asciiUrlTables(): { path: string[]; query: string[] } {
+  if (urlTables) return urlTables;
+  const path: string[] = [];
+  const query: string[] = [];
+  const inner = (serialised: string, prefix: string, ch: string) =>
+    serialised.startsWith(prefix) && serialised.endsWith('b') ? serialised.slice(prefix.length, -1) : ch;
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    path.push(inner(new URL(`http://h/a${ch}b`).pathname, '/a', ch));
+    query.push(inner(new URL(`http://h/?a${ch}b`).search, '?a', ch));
+  }
+  urlTables = { path, query };
+  return urlTables;
+}
+
+function urlForm(s: string, part: 'path' | 'query'): string {
+  const table = asciiUrlTables()[part];
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c < 128) out += table[c];
+    else for (const byte of Buffer.from(ch, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+export interface JsonMapping {
+  text?: (s: string) => string;
+  scalar?: (v: number | boolean) => unknown;
+  key?: (k: string) => string;
+  /** Levels of arrays and objects kept (default 1000); a deeper one is replaced by `tooDeep(it)`. */
+  maxDepth?: number;
+  /** Levels of arrays kept (default: no other bound than `maxDepth`); a deeper array is replaced by `tooDeep(it)`. */
+  maxArrayDepth?: number;
+  tooDeep?: (v: unknown) => unknown;
+}
+
+/** A deep copy of a JSON-like value with its strings, numbers, booleans and object keys passed
+ *  through the given functions. The copy owns every key (a `__proto__` key stays a plain key). */
+export function mapJson(value: unknown, m: JsonMapping): unknown {
+  const maxDepth = m.maxDepth ?? 1000;
+  const maxArrayDepth = m.maxArrayDepth ?? Infinity;
+  const walk = (v: unknown, depth: number, arrays: number): unknown => {
+    if (typeof v === 'string') return m.text ? m.text(v) : v;
+    if (typeof v === 'number' || typeof v === 'boolean') return m.scalar ? m.scalar(v) : v;
+    if (v === null || typeof v !== 'object') return v;
+    const isArray = Array.isArray(v);
+    if (depth >= maxDepth || (isArray && arrays >= maxArrayDepth)) return m.tooDeep ? m.tooDeep(v) : null;
+    if (isArray) return v.map((x) => walk(x, depth + 1, arrays + 1));
+    if (!isPlainObject(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      Object.defineProperty(out, m.key ? m.key(k) : k, { value: walk(x, depth + 1, arrays), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  return walk(value, 0, 0);
+}
+
+/** Replaces every secret value (in any form of `secretForms`) by `***` in strings and object
+ *  keys, deeply, and numbers or booleans whose text is a secret value by the string `***`. */
+export function maskSecrets<T>(value: T, secrets: Iterable<string>): T {
+  const masker = secretMasker(secrets);
+  if (!masker.active) return value;
+  return mapJson(value, { text: masker.text, scalar: masker.scalar, key: masker.text }) as T;
 }
 
 function walkStrings(value: unknown, visit: (s: string) => void) {
