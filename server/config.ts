@@ -24,12 +24,16 @@ export interface ServerOptions {
   uploadExpiry?: number;
   /** Import body limit in bytes (default 256 MiB). */
   importLimit?: number;
-  /** Failed logins per email per minute before 429; false turns the limit off. */
+  /** Failed logins per email per minute before 429; 0 or false turns the limit off. */
   loginRateLimit?: number | false;
-  /** bcrypt cost (default 10, minimum 10 outside tests). */
+  /** bcrypt cost (default 10). Below 10 only in a test run (VITEST or NODE_ENV=test set) or
+   *  with `allowInsecureBcryptCost`: a low cost makes stolen hashes cheap to crack. */
   bcryptCost?: number;
+  /** Lets `bcryptCost` go below 10 outside a test run (benchmarks); never in production. */
+  allowInsecureBcryptCost?: boolean;
   /** Webhook retry delays in ms (default 1 s, 5 s, 30 s, 2 min: 5 attempts in all). */
   webhookRetryDelays?: number[];
+  /** How long a webhook delivery (or a scenario's http step) waits for an answer, in ms (default 10 s). */
   webhookTimeout?: number;
   /** How many requests the request log keeps per workspace (default 500). */
   requestLogSize?: number;
@@ -72,7 +76,53 @@ export const DEFAULT_PORT = 4700;
 export const DEFAULT_HOST = '127.0.0.1';
 const MiB = 1024 * 1024;
 
+/** A bad option given to createServer / startServer (the CLI checks its flags before). */
+export class ConfigError extends Error {}
+
+/** The lowest bcrypt cost outside tests (CONTRACT §4). */
+export const MIN_BCRYPT_COST = 10;
+
+/** A test run: Vitest sets VITEST, Jest sets NODE_ENV=test. */
+export function isTestRun(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !!env.VITEST || env.NODE_ENV === 'test';
+}
+
+function integer(name: string, v: number | undefined, min: number, max: number): void {
+  if (v === undefined) return;
+  if (!Number.isInteger(v) || v < min || v > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+}
+
+/** Checks the numeric options; throws a ConfigError naming the first bad one. */
+export function checkOptions(options: ServerOptions): void {
+  integer('port', options.port, 0, 65535);
+  integer('tokenTtl', options.tokenTtl, 1, MAX_TTL);
+  integer('refreshTtl', options.refreshTtl, 1, MAX_TTL);
+  integer('jsonLimit', options.jsonLimit, 1, MAX_BODY);
+  integer('uploadLimit', options.uploadLimit, 1, Number.MAX_SAFE_INTEGER);
+  integer('importLimit', options.importLimit, 1, MAX_BODY);
+  if (options.loginRateLimit !== undefined && options.loginRateLimit !== false) integer('loginRateLimit', options.loginRateLimit, 0, 1_000_000);
+  integer('bcryptCost', options.bcryptCost, 4, 31);
+  if (options.bcryptCost !== undefined && options.bcryptCost < MIN_BCRYPT_COST && !options.allowInsecureBcryptCost && !isTestRun()) {
+    throw new ConfigError(`bcryptCost ${options.bcryptCost} is below ${MIN_BCRYPT_COST}: allowed only in a test run (VITEST or NODE_ENV=test) or with allowInsecureBcryptCost`);
+  }
+  integer('webhookTimeout', options.webhookTimeout, 1, MAX_WEBHOOK_TIMEOUT);
+  if (options.webhookRetryDelays !== undefined) {
+    if (!Array.isArray(options.webhookRetryDelays) || options.webhookRetryDelays.length > MAX_RETRIES) {
+      throw new ConfigError(`webhookRetryDelays must be an array of at most ${MAX_RETRIES} delays in ms`);
+    }
+    options.webhookRetryDelays.forEach((d, i) => integer(`webhookRetryDelays[${i}]`, d, 0, MAX_RETRY_DELAY));
+  }
+}
+
+/** Limits of the numeric options (the CLI shows the same). */
+export const MAX_TTL = 366 * 24 * 3600;
+export const MAX_BODY = 2 ** 31 - 1;
+export const MAX_WEBHOOK_TIMEOUT = 10 * 60 * 1000;
+export const MAX_RETRY_DELAY = 7 * 24 * 3600 * 1000;
+export const MAX_RETRIES = 20;
+
 export function resolveConfig(options: ServerOptions = {}): ServerConfig {
+  checkOptions(options);
   const inMemory = !!options.inMemory;
   return {
     host: options.host ?? DEFAULT_HOST,
@@ -90,7 +140,7 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     uploadLimit: options.uploadLimit ?? 50 * MiB,
     uploadExpiry: options.uploadExpiry ?? 24 * 3600 * 1000,
     importLimit: options.importLimit ?? 256 * MiB,
-    loginRateLimit: options.loginRateLimit ?? 10,
+    loginRateLimit: options.loginRateLimit === 0 ? false : (options.loginRateLimit ?? 10),
     bcryptCost: options.bcryptCost ?? 10,
     webhookRetryDelays: options.webhookRetryDelays ?? [1000, 5000, 30000, 120000],
     webhookTimeout: options.webhookTimeout ?? 10_000,
