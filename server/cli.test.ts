@@ -1,8 +1,9 @@
 // The CLI as a process: start line, graceful stop, the data-folder lock, and durability across kill -9.
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { serveJson, spawnCli, exited } from './test/spawn.js';
 import { tempDataDir } from './test/harness.js';
 
@@ -143,3 +144,120 @@ describe('homebase serve', () => {
   }, 60_000);
 });
 
+
+describe('tuning flags', () => {
+  it('--login-rate-limit sets the failed-login limit (0 turns it off)', async () => {
+    const { line } = await serve(['--port', '0', '--in-memory', '--admin-password', 'secret-pass-1', '--login-rate-limit', '2']);
+    const login = (password: string) => fetch(`${line.url}/app/demo/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password }) });
+    expect((await login('wrong-password')).status).toBe(401);
+    expect((await login('wrong-password')).status).toBe(401);
+    expect((await login('secret-pass-1')).status).toBe(429);
+
+    const off = await serve(['--port', '0', '--in-memory', '--admin-password', 'secret-pass-1', '--login-rate-limit', '0']);
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${off.line.url}/app/demo/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'wrong-password' }) });
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it('--json-limit and --upload-limit set the body limits', async () => {
+    const { line } = await serve(['--port', '0', '--in-memory', '--admin-password', 'secret-pass-1', '--json-limit', '200', '--upload-limit', '10']);
+    const token = await adminToken(line);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${line.url}/app/demo/database`, { method: 'POST', headers, body: JSON.stringify({ _id: 'notes', name: 'x'.repeat(150) }) })).status).toBe(201);
+    const big = await fetch(`${line.url}/app/demo/database`, { method: 'POST', headers, body: JSON.stringify({ _id: 'other', name: 'x'.repeat(300) }) });
+    expect(big.status).toBe(413);
+    const form = new FormData();
+    form.append('file', new Blob(['more than ten bytes']), 'a.txt');
+    const up = await fetch(`${line.url}/app/demo/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(up.status).toBe(413);
+  });
+
+  it('--webhook-timeout and --webhook-retry-delays reach webhook delivery', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = (await import('node:http')).createServer(() => { /* never answers */ });
+    silent.on('connection', (s) => { sockets.add(s); });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { line } = await serve(['--port', '0', '--in-memory', '--admin-password', 'secret-pass-1', '--webhook-timeout', '300', '--webhook-retry-delays', 'none']);
+      const token = await adminToken(line);
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const url = `http://127.0.0.1:${(silent.address() as import('node:net').AddressInfo).port}/hook`;
+      const hook = await (await fetch(`${line.url}/app/demo/webhooks`, { method: 'POST', headers, body: JSON.stringify({ name: 'slow', url, events: ['*'] }) })).json();
+      const started = Date.now();
+      const entry = await (await fetch(`${line.url}/app/demo/webhooks/${hook._id}/test`, { method: 'POST', headers })).json();
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(entry.response).toBeNull();
+      expect(String(entry.error)).toMatch(/time/i);
+      await new Promise((r) => setTimeout(r, 800));
+      const logs = await (await fetch(`${line.url}/app/demo/webhooks/${hook._id}/logs`, { headers })).json();
+      expect(logs.meta.total).toBe(1); // no retries
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('refuses bad values with a clear message (exit 2)', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--login-rate-limit=-1'], /--login-rate-limit must be an integer from 0/],
+      [['--webhook-retry-delays', '1000,soon'], /--webhook-retry-delays must be up to 20 comma-separated delays in ms/],
+      [['--webhook-timeout', '0'], /--webhook-timeout must be an integer from 1/],
+      [['--upload-limit', '1e6'], /--upload-limit must be an integer/],
+      [['--no-such-flag'], /Unknown option '--no-such-flag'/],
+    ];
+    for (const [flags, message] of cases) {
+      const r = await exited(spawnCli(['serve', '--in-memory', '--port', '0', ...flags]));
+      expect(r.code, flags.join(' ')).toBe(2);
+      expect(r.stderr, flags.join(' ')).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe('seed and dump files', () => {
+  const oneLine = (r: { code: number | null; stderr: string; stdout: string }, message: RegExp) => {
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1); // no stack trace
+  };
+
+  it('a bad --seed stops the start with one line, naming the problem', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'broken.json'), '{ "format": ');
+    writeFileSync(join(dir, 'invalid.json'), JSON.stringify({ format: 'homebase-dump', version: 1, schema: { collections: [{ _id: 'a', setting: { read: 'everyone' } }] } }));
+    oneLine(await exited(spawnCli(['serve', '--in-memory', '--port', '0', '--seed', join(dir, 'missing.json')])), /Cannot read the seed file .*missing\.json: no such file/);
+    oneLine(await exited(spawnCli(['serve', '--in-memory', '--port', '0', '--seed', join(dir, 'broken.json')])), /The seed file .*broken\.json is not valid JSON/);
+    oneLine(await exited(spawnCli(['serve', '--in-memory', '--port', '0', '--seed', join(dir, 'invalid.json')])), /The seed file .*invalid\.json is not a valid dump: schema\.collections\[0\]\.setting\.read/);
+  });
+
+  it('homebase import names a dump file, not a seed file', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'invalid.json'), JSON.stringify({ format: 'homebase-dump', version: 1, records: { ghost: [] } }));
+    oneLine(await exited(spawnCli(['import', '--data', join(dir, 'data'), join(dir, 'missing.json')])), /Cannot read the dump file .*missing\.json: no such file/);
+    oneLine(await exited(spawnCli(['import', '--data', join(dir, 'data'), join(dir, 'invalid.json')])), /The dump file .*invalid\.json is not a valid dump: records\.ghost/);
+  });
+
+  it('the bin runs from another folder, and a relative --seed resolves against that folder', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'fixtures.json'), JSON.stringify({
+      format: 'homebase-dump', version: 1,
+      schema: { collections: [{ _id: 'people', setting: { read: 'public' } }] }, records: { people: [{ _id: 'ada', name: 'Ada' }] },
+    }));
+    const bin = fileURLToPath(new URL('../bin/homebase.js', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--in-memory', '--json', '--seed', 'fixtures.json'], {
+      cwd: dir, env: { ...process.env, HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const line = await new Promise<{ url: string }>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => { out += d; if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0])); });
+      child.stderr!.on('data', (d) => { err += d; });
+      child.on('exit', (c) => reject(new Error(`exited ${c}: ${err}`)));
+    });
+    const people = await (await fetch(`${line.url}/app/demo/database/people`)).json();
+    expect(people.data.map((p: { name: string }) => p.name)).toEqual(['Ada']);
+  });
+});

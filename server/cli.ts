@@ -4,14 +4,16 @@
 import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from './index.js';
 import { DataFolderLockedError } from './storage/lock.js';
-import { VERSION } from './config.js';
+import { ConfigError, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './config.js';
 import { exportFromFolder, importIntoFolder, OfflineError } from './modules/testing/offline.js';
-import { readSeed } from './modules/testing/seed.js';
+import { DumpFileError, readSeed } from './modules/testing/seed.js';
 
 const USAGE = `Usage:
   homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory]
                  [--workspace demo] [--admin-email admin@example.com] [--admin-password <pw>]
-                 [--console-token <token>] [--seed fixtures.json] [--token-ttl 900] [--json]
+                 [--console-token <token>] [--seed fixtures.json] [--token-ttl 900]
+                 [--login-rate-limit 10] [--webhook-retry-delays 1000,5000,30000,120000]
+                 [--webhook-timeout 10000] [--upload-limit 52428800] [--json-limit 1048576] [--json]
   homebase export --data DIR [--workspace demo] > dump.json
   homebase import --data DIR [--workspace demo] dump.json
   homebase --version`;
@@ -27,19 +29,42 @@ export const SERVE_OPTIONS = {
   'console-token': { type: 'string' },
   seed: { type: 'string' },
   'token-ttl': { type: 'string' },
+  'login-rate-limit': { type: 'string' },
+  'webhook-retry-delays': { type: 'string' },
+  'webhook-timeout': { type: 'string' },
+  'upload-limit': { type: 'string' },
+  'json-limit': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export class UsageError extends Error {}
 
+/** Runs parseArgs; an unknown flag or a flag without its value is a usage error. */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 export function serveOptions(args: string[]): ServerOptions & { json: boolean } {
-  const { values } = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true });
+  const { values } = usage(() => parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }));
   const int = (name: string, v: string | undefined, min: number, max: number) => {
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+    if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got '${v}')`);
     return n;
+  };
+  const delays = (v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (v.trim() === '' || v.trim() === 'none') return [];
+    const parts = v.split(',').map((x) => x.trim());
+    if (parts.length > MAX_RETRIES || parts.some((x) => !/^\d+$/.test(x) || Number(x) > MAX_RETRY_DELAY)) {
+      throw new UsageError(`--webhook-retry-delays must be up to ${MAX_RETRIES} comma-separated delays in ms, each from 0 to ${MAX_RETRY_DELAY} (e.g. 1000,5000,30000; 'none' for no retries) (got '${v}')`);
+    }
+    return parts.map(Number);
   };
   if (values.data && values['in-memory']) throw new UsageError('--data and --in-memory cannot be used together');
   return {
@@ -52,7 +77,12 @@ export function serveOptions(args: string[]): ServerOptions & { json: boolean } 
     adminPassword: values['admin-password'],
     consoleToken: values['console-token'],
     seed: values.seed,
-    tokenTtl: int('token-ttl', values['token-ttl'], 1, 366 * 24 * 3600),
+    tokenTtl: int('token-ttl', values['token-ttl'], 1, MAX_TTL),
+    loginRateLimit: int('login-rate-limit', values['login-rate-limit'], 0, 1_000_000),
+    webhookRetryDelays: delays(values['webhook-retry-delays']),
+    webhookTimeout: int('webhook-timeout', values['webhook-timeout'], 1, MAX_WEBHOOK_TIMEOUT),
+    uploadLimit: int('upload-limit', values['upload-limit'], 1, Number.MAX_SAFE_INTEGER),
+    jsonLimit: int('json-limit', values['json-limit'], 1, MAX_BODY),
     json: !!values.json,
   };
 }
@@ -90,7 +120,7 @@ async function serve(args: string[]) {
 
 // export / import work on a data folder with no server running (they take its lock).
 function folderArgs(args: string[], positionals: number) {
-  const { values, positionals: rest } = parseArgs({ args, options: { data: { type: 'string' }, workspace: { type: 'string' } }, allowPositionals: true, strict: true });
+  const { values, positionals: rest } = usage(() => parseArgs({ args, options: { data: { type: 'string' }, workspace: { type: 'string' } }, allowPositionals: true, strict: true }));
   if (!values.data) throw new UsageError('--data DIR is required');
   if (rest.length !== positionals) throw new UsageError(positionals ? 'give one dump file' : 'unexpected argument');
   return { data: values.data, workspace: values.workspace ?? 'demo', file: rest[0] };
@@ -98,7 +128,7 @@ function folderArgs(args: string[], positionals: number) {
 
 async function offline(run: () => Promise<void>) {
   try { await run(); } catch (err) {
-    if (!(err instanceof OfflineError) && !(err instanceof Error && /^Cannot read|is not valid JSON/.test(err.message))) throw err;
+    if (!(err instanceof OfflineError) && !(err instanceof DumpFileError)) throw err;
     process.stderr.write(`homebase: ${err.message}\n`);
     process.exitCode = 1;
   }
@@ -115,7 +145,7 @@ async function exportCommand(args: string[]) {
 async function importCommand(args: string[]) {
   const { data, workspace, file } = folderArgs(args, 1);
   await offline(async () => {
-    const r = await importIntoFolder(data, workspace, await readSeed(file!));
+    const r = await importIntoFolder(data, workspace, await readSeed(file!, 'dump file'), `The dump file ${file}`);
     process.stderr.write(`Imported into '${workspace}'${r.created ? ' (created)' : ''}: ${r.collections} collections, ${r.records} records, ${r.users} users, ${r.files} files\n`);
   });
 }
@@ -132,7 +162,10 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  const known = err instanceof UsageError || err instanceof DataFolderLockedError || (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+  // Known failures are one line (a bad flag, seed or option, a taken port or folder); a stack
+  // trace is printed only for what is a bug.
+  const known = err instanceof UsageError || err instanceof DataFolderLockedError || err instanceof DumpFileError || err instanceof ConfigError
+    || err instanceof OfflineError || (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
   const message = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE' ? `${(err as Error).message}: the port is taken; pass --port 0 for a free one` : (err as Error)?.message ?? String(err);
   process.stderr.write(`homebase: ${message}\n${err instanceof UsageError ? USAGE + '\n' : ''}`);
   if (!known && !(err instanceof Error && /Refusing to start/.test(err.message))) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);

@@ -41,8 +41,9 @@ export async function exportFromFolder(dataDir: string, workspace: string): Prom
   });
 }
 
-/** Replaces a workspace's content with a dump; creates the workspace (and the folder) if needed. */
-export async function importIntoFolder(dataDir: string, workspace: string, dump: unknown): Promise<ImportSummary & { created: boolean }> {
+/** Replaces a workspace's content with a dump; creates the workspace (and the folder) if needed.
+ *  `source` names the dump in the message of a bad one ("The dump file fixtures.json"). */
+export async function importIntoFolder(dataDir: string, workspace: string, dump: unknown, source = 'The dump'): Promise<ImportSummary & { created: boolean }> {
   mkdirSync(dataDir, { recursive: true });
   return withDataFolder(dataDir, async (ctx) => {
     const existing = ctx.registry.get(workspace);
@@ -52,6 +53,7 @@ export async function importIntoFolder(dataDir: string, workspace: string, dump:
       return { ...(await importWorkspace(ctx, ws, dump)), created: !existing };
     } catch (err) {
       if (!existing) await ctx.registry.delete(workspace).catch(() => undefined);
+      if (err instanceof ApiError && err.code === 'VALIDATION_ERROR') throw new OfflineError(`${source} is not a valid dump: ${err.message}`);
       throw err;
     }
   });

@@ -3,6 +3,7 @@
 // empty (a fresh or in-memory one). A workspace that already holds data is left as it is, so
 // restarting a development server never wipes its work; `homebase import` replaces on purpose.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { AppContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { logger } from '../../core/logger.js';
@@ -20,12 +21,29 @@ export async function isEmptyWorkspace(ws: Workspace): Promise<boolean> {
   return true;
 }
 
-/** Reads a seed; a bad file or dump stops the start with a message naming the problem. */
-export async function readSeed(seed: string | Record<string, unknown>): Promise<unknown> {
+/** A seed or dump file that cannot be used: reported in one line (no stack) by the CLI. */
+export class DumpFileError extends Error {}
+
+const REASONS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder', EPERM: 'permission denied' };
+
+/** Reads a seed (a path, resolved against the current directory, or a dump object); a file that
+ *  cannot be read or is not JSON throws a DumpFileError naming it. `what` names the file in the
+ *  message ("seed file" for --seed, "dump file" for `homebase import`). */
+export async function readSeed(seed: string | Record<string, unknown>, what = 'seed file'): Promise<unknown> {
   if (typeof seed !== 'string') return seed;
+  const where = seed === resolve(seed) ? seed : `${seed} (${resolve(seed)})`;
   let text: string;
-  try { text = await readFile(seed, 'utf8'); } catch (err) { throw new Error(`Cannot read the seed file ${seed}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`); }
-  try { return JSON.parse(text); } catch { throw new Error(`The seed file ${seed} is not valid JSON`); }
+  try {
+    text = await readFile(seed, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    throw new DumpFileError(`Cannot read the ${what} ${where}: ${REASONS[code] ?? (code || (err as Error).message)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new DumpFileError(`The ${what} ${where} is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
 }
 
 /** Loads the seed into the workspace if it is empty; returns what was imported, or undefined. */
@@ -40,7 +58,7 @@ export async function applySeed(ctx: AppContext, ws: Workspace, seed: string | R
   } catch (err) {
     if (err instanceof ApiError) {
       const where = typeof seed === 'string' ? `The seed file ${seed}` : 'The seed';
-      throw new Error(`${where} is not a valid dump: ${err.message}`);
+      throw new DumpFileError(`${where} is not a valid dump: ${err.message}`);
     }
     throw err;
   }
