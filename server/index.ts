@@ -18,6 +18,9 @@ import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/test
 import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/testing/reset.js';
 
 export type { ServerOptions, ServerConfig };
+/** Thrown by createServer / startServer for a bad option (its message names the option). */
+export { ConfigError } from './config.js';
+export { DumpFileError } from './modules/testing/seed.js';
 
 export interface HomebaseServer {
   app: express.Express;
