@@ -146,6 +146,37 @@ describe('an execution whose document cannot be stored', () => {
   });
 });
 
+describe('http step transport', () => {
+  it('reaches a port fetch refuses (6667), sends a user-agent, and does not follow redirects', async (ctx) => {
+    let bad: Receiver;
+    try {
+      bad = await startReceiver({ port: 6667 });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'EADDRINUSE') { ctx.skip(); return; }
+      throw err;
+    }
+    try {
+      bad.respond = (r) => (r.url === '/moved' ? { status: 301, headers: { location: '/there' } } : { status: 200, body: r.body });
+      const id = await scenario([
+        { type: 'http', method: 'PUT', url: `${bad.url}/echo`, body: 'plain text' },
+        { type: 'http', url: `${bad.url}/moved` },
+      ]);
+      const run = await t.req('POST', `/scenarios/${id}/run`);
+      expect(run.body).toMatchObject({
+        status: 'failed', error: expect.stringContaining('HTTP 301'),
+        steps: [
+          { status: 'succeeded', output: { status: 200, body: 'plain text', request: { headers: { 'content-type': 'text/plain;charset=UTF-8' } } } },
+          { status: 'failed', output: { status: 301, headers: { location: '/there' } } },
+        ],
+      });
+      expect(bad.received.map((r) => r.url)).toEqual(['/echo', '/moved']);
+      expect(bad.received[0].headers['user-agent']).toMatch(/^Homebase-Scenarios\//);
+    } finally {
+      await bad.close();
+    }
+  });
+});
+
 describe('masking what a receiver echoes', () => {
   it('masks numbers equal to a secret and URL-serialised forms of a secret', async () => {
     rx.respond = (r) => ({

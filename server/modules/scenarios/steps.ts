@@ -7,7 +7,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
 import { createRecord, deleteRecord, updateRecord } from '../database/service.js';
 import { postMessage } from '../chats/service.js';
-import { describeFetchError, readLimited } from '../webhooks/delivery.js';
+import { describeRequestError, HttpTimeout, sendRequest, type IncomingAnswer } from '../webhooks/http-client.js';
 import { isHttpUrl } from '../webhooks/schemas.js';
 import { isPlainObject } from './templates.js';
 import type { StepType } from './schemas.js';
@@ -69,30 +69,29 @@ async function runHttp(step: Record<string, unknown>, env: StepEnv): Promise<unk
     else { body = JSON.stringify(step.body); headers['content-type'] ??= 'application/json'; }
   }
   const method = typeof step.method === 'string' ? step.method : body !== undefined ? 'POST' : 'GET';
+  const sent = method === 'GET' || method === 'HEAD' ? undefined : body;
+  // Defaults as fetch had them (some APIs refuse a request without a user-agent).
+  if (sent !== undefined) headers['content-type'] ??= 'text/plain;charset=UTF-8';
+  headers['user-agent'] ??= `Homebase-Scenarios/${env.ctx.config.version}`;
   const request = { method, url, headers, ...(body !== undefined ? { body } : {}) };
 
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(env.signal.reason);
-  env.signal.addEventListener('abort', onAbort, { once: true });
   const timeoutMs = env.ctx.config.webhookTimeout;
-  const timer = setTimeout(() => controller.abort('timeout'), timeoutMs);
+  let answer: IncomingAnswer;
   try {
-    const res = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal: controller.signal, redirect: 'manual' });
-    const raw = await readLimited(res, HTTP_BODY_LIMIT);
-    let parsed: unknown = raw;
-    if ((res.headers.get('content-type') ?? '').includes('json')) { try { parsed = JSON.parse(raw); } catch { /* keep the text */ } }
-    const output = { request, status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
-    if (res.status < 200 || res.status >= 300) throw new StepFailure(`HTTP ${res.status} from ${method} ${url}`, output);
-    return output;
+    // One request: redirects are not followed (a 3xx fails the step, with the answer in the output).
+    answer = await sendRequest({
+      method, url, headers, body: sent, timeoutMs, limit: HTTP_BODY_LIMIT, signal: env.signal,
+    });
   } catch (err) {
-    if (err instanceof StepFailure) throw err;
-    if (controller.signal.reason === 'timeout') throw new StepFailure(`Timed out after ${timeoutMs} ms (${method} ${url})`, { request });
-    if (env.signal.aborted) throw err;
-    throw new StepFailure(`${method} ${url} failed: ${describeFetchError(err)}`, { request });
-  } finally {
-    clearTimeout(timer);
-    env.signal.removeEventListener('abort', onAbort);
+    if (env.signal.aborted) throw env.signal.reason;
+    if (err instanceof HttpTimeout) throw new StepFailure(`Timed out after ${timeoutMs} ms (${method} ${url})`, { request });
+    throw new StepFailure(`${method} ${url} failed: ${describeRequestError(err)}`, { request });
   }
+  let parsed: unknown = answer.body;
+  if ((answer.headers['content-type'] ?? '').includes('json')) { try { parsed = JSON.parse(answer.body); } catch { /* keep the text */ } }
+  const output = { request, status: answer.status, headers: answer.headers, body: parsed };
+  if (answer.status < 200 || answer.status >= 300) throw new StepFailure(`HTTP ${answer.status} from ${method} ${url}`, output);
+  return output;
 }
 
 function text(v: unknown, field: string): string {

@@ -11,6 +11,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
+import { sendRequest, describeRequestError } from './http-client.js';
 import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
 
 /** Log entries kept per webhook; older ones are dropped. */
@@ -226,46 +227,13 @@ export function testEnvelope(ws: Workspace, webhookId: string): Envelope {
 interface Outcome { status?: number; body?: string; error?: string; durationMs: number }
 
 async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
-  const controller = new AbortController();
-  const onOuter = () => controller.abort(outer.reason);
-  outer.addEventListener('abort', onOuter, { once: true });
-  const timer = setTimeout(() => controller.abort('timeout'), timeoutMs);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     // Redirects are not followed: a 3xx is a failed delivery, like any non-2xx.
-    const res = await fetch(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
-    const text = await readLimited(res, RESPONSE_BODY_LIMIT);
-    return { status: res.status, body: text, durationMs: elapsed() };
+    const answer = await sendRequest({ method: 'POST', url, headers, body, timeoutMs, limit: RESPONSE_BODY_LIMIT, signal: outer });
+    return { status: answer.status, body: answer.body, durationMs: elapsed() };
   } catch (err) {
-    const reason = controller.signal.reason;
-    if (controller.signal.aborted && reason === 'timeout') return { error: `Timed out after ${timeoutMs} ms`, durationMs: elapsed() };
-    return { error: describeFetchError(err), durationMs: elapsed() };
-  } finally {
-    clearTimeout(timer);
-    outer.removeEventListener('abort', onOuter);
+    return { error: describeRequestError(err), durationMs: elapsed() };
   }
-}
-
-/** The first `limit` bytes of a response body, as text; the rest is not read. */
-export async function readLimited(res: Response, limit: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < limit) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  if (size >= limit) await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
-export function describeFetchError(err: unknown): string {
-  const e = err as { message?: string; cause?: { code?: string; message?: string } };
-  if (e?.cause?.message) return e.cause.message;
-  if (e?.cause?.code) return e.cause.code;
-  return e?.message ?? 'Request failed';
 }
