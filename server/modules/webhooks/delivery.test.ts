@@ -1,11 +1,12 @@
-// Delivery transport: ports fetch refuses, HTTPS targets, redirects, the 4 KiB cut.
+// Delivery transport and scheduling: ports fetch refuses, HTTPS targets, redirects, and a
+// hanging receiver that must not hold up other webhooks.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { startReceiver, type Receiver, type ReceiverOptions } from '../../test/receiver.js';
+import { startReceiver, waitFor, sleep, type Receiver, type ReceiverOptions } from '../../test/receiver.js';
 
 let t: TestServer;
 let rx: Receiver;
@@ -99,5 +100,27 @@ describe('delivery transport', () => {
     const res2 = await t.req('POST', `/webhooks/${big._id}/test`);
     expect(res2.body).toMatchObject({ status: 'succeeded', response: { status: 200 } });
     expect(res2.body.response.body).toBe('x'.repeat(4096));
+  });
+});
+
+describe('delivery concurrency', () => {
+  it('a hanging receiver does not hold up another webhook', async () => {
+    const hang = await startReceiver();
+    hang.respond = () => ({ status: 200, delayMs: 60_000 });
+    try {
+      await hook(hang.url, { filter: { collection: 'slow' } });
+      await hook(`${rx.url}/fast`, { filter: { collection: 'fast' } });
+      for (let i = 0; i < 12; i++) publish('record.created', { _id: `s${i}` }, 'slow');
+      await waitFor(() => hang.received.length >= 1, 3000, 'the hanging receiver to be called');
+      await sleep(100);
+      const started = Date.now();
+      publish('record.created', { _id: 'f1' }, 'fast');
+      await waitFor(() => rx.received.length === 1, 3000, 'the other webhook\'s delivery');
+      expect(Date.now() - started).toBeLessThan(2000);
+      // At most 4 attempts of one webhook at once: the rest wait their turn.
+      expect(hang.received).toHaveLength(4);
+    } finally {
+      await hang.close();
+    }
   });
 });

@@ -18,8 +18,11 @@ import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type Webhook
 export const LOGS_PER_WEBHOOK = 1000;
 /** Response bodies are logged up to this many bytes. */
 const RESPONSE_BODY_LIMIT = 4096;
-/** Attempts running at once, all workspaces together (a burst of events queues, it does not flood the receiver). */
-const MAX_CONCURRENT = 8;
+/** Attempts running at once to one webhook: a burst of its events queues rather than flooding
+ *  its receiver, and a receiver that hangs holds up only its own deliveries. */
+export const MAX_PER_WEBHOOK = 4;
+/** Attempts running at once, all webhooks and workspaces together. */
+export const MAX_CONCURRENT = 64;
 
 export type Envelope = ReturnType<typeof envelope>;
 
@@ -55,7 +58,10 @@ const SHUTDOWN = 'shutdown';
 
 export class Deliverer {
   private timers = new Map<string, { wsId: string; timer: NodeJS.Timeout }>();
-  private ready: Array<{ ws: Workspace; id: string }> = [];
+  /** Deliveries due, per webhook (`wsId NUL webhookId`), oldest first; taken in turn, one webhook after another. */
+  private ready = new Map<string, { ws: Workspace; ids: string[] }>();
+  /** Attempts in flight per webhook. */
+  private inFlight = new Map<string, number>();
   private running = new Map<string, { wsId: string; abort: AbortController; done: Promise<unknown> }>();
   private stopped = false;
 
@@ -82,20 +88,20 @@ export class Deliverer {
       ...(options.test ? { test: true } : {}), createdAt: nowIso(),
     };
     await (await ws.store(DELIVERIES)).insert(doc as unknown as Doc);
-    if (options.schedule !== false) this.schedule(ws, doc._id, doc.nextAttemptAt);
+    if (options.schedule !== false) this.schedule(ws, doc._id, webhookId, doc.nextAttemptAt);
     return doc._id;
   }
 
   /** Re-schedules every pending delivery of a workspace (start, or content replaced). */
   async resume(ws: Workspace): Promise<void> {
     if (this.stopped) return;
-    for (const d of (await ws.store(DELIVERIES)).all() as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.nextAttemptAt);
+    for (const d of (await ws.store(DELIVERIES)).all() as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.webhookId, d.nextAttemptAt);
   }
 
   /** Stops a workspace's timers and aborts its attempts in flight (they stay pending, unlogged). */
   async stopWorkspace(wsId: string): Promise<void> {
     for (const [key, t] of this.timers) if (t.wsId === wsId) { clearTimeout(t.timer); this.timers.delete(key); }
-    this.ready = this.ready.filter((r) => r.ws.id !== wsId);
+    for (const [key, q] of this.ready) if (q.ws.id === wsId) this.ready.delete(key);
     const mine = [...this.running.values()].filter((r) => r.wsId === wsId);
     for (const r of mine) r.abort.abort(SHUTDOWN);
     await Promise.allSettled(mine.map((r) => r.done));
@@ -105,38 +111,51 @@ export class Deliverer {
     this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
-    this.ready = [];
+    this.ready.clear();
     for (const r of this.running.values()) r.abort.abort(SHUTDOWN);
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
-  /** Runs a delivery's next attempt at once and resolves to its log entry (the test endpoint). */
+  /** Runs a delivery's next attempt at once, whatever the limits, and resolves to its log entry (the test endpoint). */
   async attemptNow(ws: Workspace, id: string): Promise<LogEntry | undefined> {
-    return this.run(ws, id);
+    const delivery = (await ws.store(DELIVERIES)).get(id) as unknown as DeliveryDoc | undefined;
+    return this.run(ws, id, hookKey(ws.id, delivery?.webhookId ?? ''));
   }
 
-  private schedule(ws: Workspace, id: string, at: number) {
+  private schedule(ws: Workspace, id: string, webhookId: string, at: number) {
     if (this.stopped) return;
     const key = `${ws.id}\u0000${id}`;
     const existing = this.timers.get(key);
     if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
       this.timers.delete(key);
-      this.ready.push({ ws, id });
+      const hk = hookKey(ws.id, webhookId);
+      const queue = this.ready.get(hk);
+      if (queue) queue.ids.push(id); else this.ready.set(hk, { ws, ids: [id] });
       this.pump();
     }, Math.max(0, at - Date.now()));
     timer.unref?.();
     this.timers.set(key, { wsId: ws.id, timer });
   }
 
+  /** Starts due attempts: each webhook's oldest first, up to MAX_PER_WEBHOOK per webhook and
+   *  MAX_CONCURRENT in all, webhooks taking turns. */
   private pump() {
-    while (!this.stopped && this.running.size < MAX_CONCURRENT && this.ready.length) {
-      const { ws, id } = this.ready.shift()!;
-      void this.run(ws, id).finally(() => this.pump());
+    let started = true;
+    while (started && !this.stopped && this.running.size < MAX_CONCURRENT && this.ready.size > 0) {
+      started = false;
+      for (const [hk, queue] of this.ready) {
+        if (this.running.size >= MAX_CONCURRENT) break;
+        if ((this.inFlight.get(hk) ?? 0) >= MAX_PER_WEBHOOK) continue;
+        const id = queue.ids.shift()!;
+        if (queue.ids.length === 0) this.ready.delete(hk);
+        started = true;
+        void this.run(queue.ws, id, hk).finally(() => this.pump());
+      }
     }
   }
 
-  private async run(ws: Workspace, id: string): Promise<LogEntry | undefined> {
+  private async run(ws: Workspace, id: string, hk: string): Promise<LogEntry | undefined> {
     const key = `${ws.id}\u0000${id}`;
     if (this.running.has(key) || this.stopped) return undefined;
     const abort = new AbortController();
@@ -145,10 +164,13 @@ export class Deliverer {
       return undefined;
     });
     this.running.set(key, { wsId: ws.id, abort, done });
+    this.inFlight.set(hk, (this.inFlight.get(hk) ?? 0) + 1);
     try {
       return await done;
     } finally {
       this.running.delete(key);
+      const n = (this.inFlight.get(hk) ?? 1) - 1;
+      if (n > 0) this.inFlight.set(hk, n); else this.inFlight.delete(hk);
     }
   }
 
@@ -188,7 +210,7 @@ export class Deliverer {
     } else {
       const delay = this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0;
       const next: DeliveryDoc = { ...delivery, attempt: delivery.attempt + 1, nextAttemptAt: Date.now() + delay };
-      if (await deliveries.replace(id, next as unknown as Doc)) this.schedule(ws, id, next.nextAttemptAt);
+      if (await deliveries.replace(id, next as unknown as Doc)) this.schedule(ws, id, delivery.webhookId, next.nextAttemptAt);
     }
     return entry;
   }
@@ -205,6 +227,8 @@ export class Deliverer {
     }
   }
 }
+
+function hookKey(wsId: string, webhookId: string): string { return `${wsId}\u0000${webhookId}`; }
 
 /** The envelope of a bus event, without anything that must never leave the server. */
 export function safeEnvelope(event: BusEvent): Envelope {
