@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { z as zod } from 'zod';
 import { ApiError } from '../../core/errors.js';
-import { ID_PATTERN, RESERVED_RECORD_IDS } from '../../core/ids.js';
+import { ID_PATTERN, idFoldKey, isReservedKey, isReservedRecordId } from '../../core/ids.js';
 import { parseBody } from '../../core/validate.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
@@ -118,6 +118,7 @@ function validateCollection(c: Obj, p: string, collectionIds: Set<string>): Obj 
     const id = str(field._id, `${fp}._id`)!;
     parseAt(NewFieldBody, field, fp);
     if (RESERVED_FIELDS.has(id)) fail(`${fp}._id`, 'invalid', `'${id}' is kept by the server on every record`);
+    if (isReservedKey(id)) fail(`${fp}._id`, 'invalid', `'${id}' cannot be a field's key (it names a built-in property of JavaScript objects)`);
     if (fieldIds.has(id)) fail(`${fp}._id`, 'invalid', `duplicate field '${id}'`);
     fieldIds.add(id);
     checkStamps(field, fp);
@@ -256,6 +257,13 @@ export function validateDump(raw: unknown): Dump {
   const schema = root.schema === undefined ? {} : obj(root.schema, 'schema');
   const rawCollections = docs(schema.collections, 'schema.collections', ID_PATTERN, undefined, false);
   const collectionIds = new Set(rawCollections.map((c) => c._id as string));
+  // Collection ids name files: two that differ only in case would share one on macOS / Windows.
+  const folded = new Set<string>();
+  rawCollections.forEach((c, i) => {
+    const k = idFoldKey(c._id as string);
+    if (folded.has(k)) fail(`schema.collections[${i}]._id`, 'invalid', `'${c._id}' differs from another collection id only in case`);
+    folded.add(k);
+  });
   const collections = rawCollections.map((c, i) => validateCollection(c, `schema.collections[${i}]`, collectionIds)) as unknown as CollectionDef[];
   const byId = new Map(collections.map((c) => [c._id, c]));
 
@@ -265,7 +273,7 @@ export function validateDump(raw: unknown): Dump {
     const path = key('records', cid);
     const def = byId.get(cid);
     if (!def) fail(path, 'invalid', `collection '${cid}' is not in schema.collections`);
-    const given = docs(list, path, ID_PATTERN, (d, p) => { if (RESERVED_RECORD_IDS.has(d._id as string)) fail(`${p}._id`, 'invalid', `'${d._id}' is reserved`); });
+    const given = docs(list, path, ID_PATTERN, (d, p) => { if (isReservedRecordId(d._id as string)) fail(`${p}._id`, 'invalid', `'${d._id}' is reserved (fields, views and indexes, in any case)`); });
     const checked = given.map((d, i) => validateRecord(d, `${path}[${i}]`, def!));
     for (const fields of uniqueKeys(def!)) {
       const seen = new Set<string>();
