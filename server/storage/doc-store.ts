@@ -9,7 +9,7 @@ import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
 import { loadDatafile } from './datafile.js';
 import { bulkResetIndex } from './bulk-index.js';
-import { patchArrayCount, patchBucketDelete } from './nedb-patches.js';
+import { patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
 
 export type { Doc, StoreQuery, QueryResult };
 
@@ -36,6 +36,7 @@ export class DocStore {
   private constructor(readonly filename: string | undefined, options: DocStoreOptions) {
     this.ds = Datastore.create(filename ? { filename } : { inMemoryOnly: true }) as unknown as Datastore<Doc>;
     this.engine = (this.ds as unknown as { __original: NedbEngine }).__original;
+    patchKeyCheck();
     patchBucketDelete(this.engine.indexes._id);
     patchArrayCount(this.engine.indexes._id);
     const every = options.compactEvery ?? DEFAULT_COMPACT_MS;

@@ -1,4 +1,4 @@
-// Two patches to nedb's indexes, applied once per class by DocStore.
+// Three patches to nedb, applied once by DocStore: two to its indexes, one to its key check.
 // 1. Speed, in the index tree (@seald-io/binary-search-tree): removing a document from a key
 // that many documents share. nedb rebuilds the key's whole bucket with a JS filter (a new
 // array, one callback per document) on every update and delete, so updating a record cost time
@@ -10,6 +10,11 @@
 // 2. Bookkeeping, on nedb's Index: how many indexed documents have an array under the indexed
 // field (nedb files such a document under each element). The query planner may walk an index
 // in order for a sort only while that count is 0; otherwise its order would differ from a sort.
+// 3. Safety, in nedb's model: its key check (`checkObject`: no `$` or `.` in field names) visits
+// every array's items twice (once as items, once as the array's keys), so its time doubles with
+// each level of nested arrays: a record 30 arrays deep stalled the whole server. `patchKeyCheck`
+// puts in a check that visits each value once, for inserts and for whole-document replacements
+// (the only updates DocStore makes); updates with modifiers still go to nedb's own code.
 import model from '@seald-io/nedb/lib/model.js';
 import type { NedbIndex } from './nedb-types.js';
 
@@ -96,5 +101,53 @@ export function patchBucketDelete(index: NedbIndex): void {
       i = data.indexOf(value, i);
     }
     return this;
+  };
+}
+
+type Model = {
+  checkObject(obj: unknown): void;
+  modify(obj: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown>;
+  deepCopy<T>(obj: T, strictKeys?: boolean): T;
+};
+
+/** nedb's field-name rule, as its own checkKey has it. */
+function checkKey(k: string, v: unknown): void {
+  if (k[0] === '$' && !(k === '$$date' && typeof v === 'number') && !(k === '$$deleted' && v === true)
+    && k !== '$$indexCreated' && k !== '$$indexRemoved') throw new Error('Field names cannot begin with the $ character');
+  if (k.includes('.')) throw new Error('Field names cannot contain a .');
+}
+
+/** nedb's checkObject, visiting each value once and without recursion. */
+export function checkObject(obj: unknown): void {
+  const stack: unknown[] = [obj];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      const child = (v as Record<string, unknown>)[k];
+      checkKey(k, child);
+      stack.push(child);
+    }
+  }
+}
+
+let keyCheckPatched = false;
+
+/** Replaces nedb's key check on inserts and whole-document updates (once per process). */
+export function patchKeyCheck(): void {
+  if (keyCheckPatched) return;
+  keyCheckPatched = true;
+  const m = model as unknown as Model;
+  const originalModify = m.modify;
+  m.checkObject = checkObject;
+  m.modify = function modify(obj, update) {
+    const keys = Object.keys(update);
+    if (keys.some((k) => k[0] === '$')) return originalModify(obj, update); // modifiers: nedb's own path
+    if (keys.includes('_id') && update._id !== obj._id) throw new Error("You cannot change a document's _id");
+    const newDoc = m.deepCopy(update);
+    newDoc._id = obj._id;
+    checkObject(newDoc);
+    return newDoc;
   };
 }
