@@ -41,7 +41,7 @@ const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); retu
 
 async function measureRestore(n: number, storage: 'memory' | 'disk', runs: number): Promise<RestoreFigure[]> {
   const dir = storage === 'disk' ? await mkdtemp(join(tmpdir(), 'homebase-bench-restore-')) : undefined;
-  const srv = await startServer({ port: 0, inMemory: !dir, data: dir, adminPassword: 'bench-password-1', bcryptCost: 4, seed: dumpOf(n) });
+  const srv = await startServer({ port: 0, inMemory: !dir, data: dir, adminPassword: 'bench-password-1', bcryptCost: 4, allowInsecureBcryptCost: true, seed: dumpOf(n) });
   try {
     const headers = { authorization: `Bearer ${srv.consoleToken}`, 'content-type': 'application/json' };
     const consoleApi = `${srv.url}/workspaces/demo`;
