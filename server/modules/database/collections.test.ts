@@ -129,6 +129,19 @@ describe('collections', () => {
     }
   });
 
+  it("refuses to delete a collection another collection's reference field points at", async () => {
+    expect((await t.req('POST', '/database', { body: { _id: 'authors' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'books' } })).status).toBe(201);
+    expect((await t.req('POST', '/database/books/fields', { body: { _id: 'author', type: 'reference', options: { collection: 'authors' } } })).status).toBe(201);
+    const refused = await t.req('DELETE', '/database/authors');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details).toEqual({ collection: 'books', field: 'author' });
+    expect((await t.req('GET', '/database/authors')).status).toBe(200);
+    expect((await t.req('DELETE', '/database/books/fields/author')).status).toBe(204);
+    expect((await t.req('DELETE', '/database/authors')).status).toBe(204);
+    expect((await t.req('DELETE', '/database/books')).status).toBe(204);
+  });
+
   it('is admin only', async () => {
     for (const [method, path] of [['GET', '/database'], ['POST', '/database'], ['PUT', '/database'], ['PUT', '/database/people'], ['DELETE', '/database/people']]) {
       const res = await t.req(method, path, { token: null, ...(method === 'GET' || method === 'DELETE' ? {} : { body: { _id: 'x' } }) });

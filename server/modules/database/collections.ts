@@ -100,6 +100,13 @@ export function updateCollection(ws: Workspace, id: string, patch: CollectionPat
 export function deleteCollection(ws: Workspace, id: string): Promise<void> {
   return withSchemaLock(ws, async () => {
     getCollection(ws, id);
+    // A reference field elsewhere would point at nothing (and the workspace's export would no
+    // longer import): the field goes first.
+    for (const c of listCollections(ws)) {
+      if (c._id === id) continue;
+      const ref = c.fields.find((f) => f.type === 'reference' && (f.options as { collection?: string } | undefined)?.collection === id);
+      if (ref) throw ApiError.conflict(`Collection '${id}' is referenced by field '${ref._id}' of '${c._id}'; delete or change that field first`, { collection: c._id, field: ref._id });
+    }
     await ws.settings.update((d) => { d.collections = (d.collections ?? []).filter((c) => c._id !== id); });
     await ws.dropStore(`collections/${id}`);
   });

@@ -255,7 +255,13 @@ export function validateDump(raw: unknown): Dump {
   if (root.workspace !== undefined) obj(root.workspace, 'workspace');
 
   const schema = root.schema === undefined ? {} : obj(root.schema, 'schema');
-  const rawCollections = docs(schema.collections, 'schema.collections', ID_PATTERN, undefined, false);
+  // Collection ids name files: two that differ only in case would share one on macOS and Windows.
+  const lowerIds = new Set<string>();
+  const rawCollections = docs(schema.collections, 'schema.collections', ID_PATTERN, (c, p) => {
+    const lower = (c._id as string).toLowerCase();
+    if (lowerIds.has(lower)) fail(`${p}._id`, 'invalid', `collection ids may not differ only in case ('${c._id}')`);
+    lowerIds.add(lower);
+  }, false);
   const collectionIds = new Set(rawCollections.map((c) => c._id as string));
   // Collection ids name files: two that differ only in case would share one on macOS / Windows.
   const folded = new Set<string>();

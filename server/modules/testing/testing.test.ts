@@ -194,6 +194,8 @@ describe('export / import', () => {
       [{ ...good, users: [...good.users, { ...good.users[0], _id: 'Another1' }] }, 'users[2].email'],
       [{ ...good, files: [{ ...good.files[0], content: '***' }] }, 'files[0].content'],
       [{ ...good, records: { people: [{ _id: 'ok', 'a.b': 1 }] } }, 'records.people[0]["a.b"]'],
+      [{ ...good, schema: { ...good.schema, collections: [...good.schema.collections, { ...good.schema.collections[0], _id: good.schema.collections[0]._id.toUpperCase() }] } },
+        `schema.collections[${good.schema.collections.length}]._id`],
     ];
     for (const [body, field] of cases) {
       const r = await t.consoleReq('POST', '/workspaces/copy/import', body);
