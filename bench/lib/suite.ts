@@ -155,7 +155,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.restoreSize > 0) {
     results.restore = await optional('restore', 'benchRestore', { records: o.restoreSize, sizes: [...new Set([Math.min(1_000, o.restoreSize), o.restoreSize])], runs: 5 }, results, log) as BenchResults['restore'];
   }
-  if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', { sizeMB: 100 }, results, log);
+  if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', { sizeMB: 200 }, results, log);
   if (o.realtime) results.extra.realtime = await optional('realtime', 'benchRealtime', {}, results, log);
   return results;
 }
