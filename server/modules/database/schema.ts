@@ -13,8 +13,10 @@ import { checkValue, fieldError } from './validation.js';
 import { typeOfFor } from './service.js';
 import type { FieldPatchBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody } from './schemas.js';
 
-const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
-const UNINDEXABLE = new Set(['_id', 'createdAt']);
+/** Field ids the server keeps on every record. */
+export const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
+/** Fields always indexed: an index on one of them alone is refused. */
+export const UNINDEXABLE = new Set(['_id', 'createdAt']);
 
 /** Saves a changed schema after the store accepted its index set (409 otherwise). */
 async function commit(ws: Workspace, def: CollectionDef, change: Partial<Pick<CollectionDef, 'fields' | 'views' | 'indexes'>>): Promise<CollectionDef> {
@@ -185,12 +187,12 @@ export function deleteIndex(ws: Workspace, collectionId: string, indexId: string
 
 // ---- shared ----------------------------------------------------------------------------
 
-function toList(v: string | string[]): string[] {
+export function toList(v: string | string[]): string[] {
   return (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 }
 
 /** A field path as lists accept it (the list-query parser's own check, via parseSort). */
-function isPath(p: string): boolean {
+export function isPath(p: string): boolean {
   try {
     const keys = parseSort(p);
     return keys.length === 1 && keys[0].path === p;

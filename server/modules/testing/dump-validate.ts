@@ -14,6 +14,7 @@ import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
 import { NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody } from '../database/schemas.js';
 import { checkKeys as checkStoreKeys, checkValue, fieldError, validateData } from '../database/validation.js';
 import { DEFAULT_SETTING } from '../database/collections.js';
+import { RESERVED_FIELDS, UNINDEXABLE, isPath, toList } from '../database/schema.js';
 import { typeOfFor } from '../database/service.js';
 import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/schemas.js';
 import { DUMP_FORMAT, DUMP_VERSION, SECTION_STORES, type Dump } from './dump-format.js';
@@ -75,22 +76,6 @@ function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj
   return list as Obj[];
 }
 
-/** A field path as lists accept it (the list-query parser's own check). */
-function isPath(p: string): boolean {
-  try {
-    const keys = parseSort(p);
-    return keys.length === 1 && keys[0].path === p;
-  } catch {
-    return false;
-  }
-}
-
-const toList = (v: string | string[]) => (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter((x) => x !== '');
-
-/** Field ids the server keeps on every record (the database module refuses them as fields). */
-const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
-/** Indexed anyway: an index on one of these alone is refused. */
-const UNINDEXABLE = new Set(['_id', 'createdAt']);
 const DATE_FIELD = { _id: 'date', name: 'date', type: 'date' } as FieldDef;
 
 /** `createdAt` / `updatedAt`, when given, are ISO 8601 dates as the server writes them. */
