@@ -49,8 +49,10 @@ describe('homebase serve', () => {
     const dir = tmp();
     const { spawn } = await import('node:child_process');
     const child = spawn('npm', ['run', '--silent', 'serve', '--', '--port', '0', '--data', dir, '--json', '--workspace', 'shop', '--console-token', 'my-console-token-123', '--admin-password', 'secret-pass-1'],
-      { cwd: process.cwd(), env: { ...process.env, HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
+      { cwd: process.cwd(), env: { ...process.env, HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // npm runs the server as a grandchild (npm → tsx → node) and does not pass a kill on: end the
+    // whole process group, or the server outlives the test run.
+    cleanups.unshift(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } });
     const line = await new Promise<{ url: string; consoleToken: string; workspaces: string[] }>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0])); });
