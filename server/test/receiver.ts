@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TestServer } from './harness.js';
 
 export interface Received { method: string; url: string; headers: Record<string, string>; body: string }
 
@@ -86,3 +87,12 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, 
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Between two tests of a webhooks or scenarios suite: the receiver answers 200 again and forgets
+ *  what it got, and every webhook (or scenario) of the workspace is deleted. */
+export async function clearBetweenTests(t: TestServer, rx: Receiver, what: 'webhooks' | 'scenarios'): Promise<void> {
+  rx.respond = () => ({ status: 200, body: 'ok' });
+  const all = await t.req('GET', `/${what}?limit=100`);
+  for (const item of all.body.data) await t.req('DELETE', `/${what}/${item._id}`);
+  rx.received.length = 0;
+}

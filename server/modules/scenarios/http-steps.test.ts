@@ -3,7 +3,7 @@
 // `succeeded` or `failed`, and never shows a secret value.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
+import { clearBetweenTests, startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
 
 const TOKEN = 'tok_HttpSteps_secret_4711';
 const PIN = '987654321';
@@ -19,12 +19,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => { await t.close(); await rx.close(); });
-afterEach(async () => {
-  rx.respond = () => ({ status: 200, body: 'ok' });
-  const all = await t.req('GET', '/scenarios?limit=100');
-  for (const s of all.body.data) await t.req('DELETE', `/scenarios/${s._id}`);
-  rx.received.length = 0;
-});
+afterEach(() => clearBetweenTests(t, rx, 'scenarios'));
 
 async function scenario(steps: unknown[]): Promise<string> {
   const created = await t.req('POST', '/scenarios', { body: { name: 'http', trigger: { type: 'manual' }, steps } });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { startReceiver, waitFor, sleep, type Receiver } from '../../test/receiver.js';
+import { clearBetweenTests, startReceiver, waitFor, sleep, type Receiver } from '../../test/receiver.js';
 
 const SECRET = 'tok_SuperSecret_value_123';
 
@@ -13,12 +13,7 @@ beforeAll(async () => {
   for (const c of ['orders', 'audit', 'items']) expect((await t.req('POST', '/database', { body: { _id: c } })).status).toBe(201);
 });
 afterAll(async () => { await t.close(); await rx.close(); });
-afterEach(async () => {
-  rx.respond = () => ({ status: 200, body: 'ok' });
-  const all = await t.req('GET', '/scenarios?limit=100');
-  for (const s of all.body.data) await t.req('DELETE', `/scenarios/${s._id}`);
-  rx.received.length = 0;
-});
+afterEach(() => clearBetweenTests(t, rx, 'scenarios'));
 
 async function scenario(body: Record<string, unknown>, activate = true) {
   const created = await t.req('POST', '/scenarios', { body });

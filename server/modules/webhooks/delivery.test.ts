@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { startReceiver, waitFor, sleep, type Receiver, type ReceiverOptions } from '../../test/receiver.js';
+import { clearBetweenTests, startReceiver, waitFor, sleep, type Receiver, type ReceiverOptions } from '../../test/receiver.js';
 
 let t: TestServer;
 let rx: Receiver;
@@ -15,12 +15,7 @@ beforeAll(async () => {
   rx = await startReceiver();
 });
 afterAll(async () => { await t.close(); await rx.close(); });
-afterEach(async () => {
-  rx.respond = () => ({ status: 200, body: 'ok' });
-  const all = await t.req('GET', '/webhooks?limit=100');
-  for (const h of all.body.data) await t.req('DELETE', `/webhooks/${h._id}`);
-  rx.received.length = 0;
-});
+afterEach(() => clearBetweenTests(t, rx, 'webhooks'));
 
 function publish(type: string, data: Record<string, unknown>, collection?: string) {
   return t.srv.ctx.bus.publish({ type: type as never, app: t.workspace, data, ...(collection ? { collection } : {}) });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
-import { startReceiver, waitFor, sleep, type Receiver, type Received } from '../../test/receiver.js';
+import { clearBetweenTests, startReceiver, waitFor, sleep, type Receiver, type Received } from '../../test/receiver.js';
 
 let t: TestServer;
 let rx: Receiver;
@@ -11,12 +11,7 @@ beforeAll(async () => {
   for (const c of ['posts', 'comments']) expect((await t.req('POST', '/database', { body: { _id: c } })).status).toBe(201);
 });
 afterAll(async () => { await t.close(); await rx.close(); });
-afterEach(async () => {
-  rx.respond = () => ({ status: 200, body: 'ok' });
-  const all = await t.req('GET', '/webhooks?limit=100');
-  for (const h of all.body.data) await t.req('DELETE', `/webhooks/${h._id}`);
-  rx.received.length = 0;
-});
+afterEach(() => clearBetweenTests(t, rx, 'webhooks'));
 
 function publish(srv: TestServer, type: string, data: Record<string, unknown>, collection?: string) {
   return srv.srv.ctx.bus.publish({ type: type as never, app: srv.workspace, data, ...(collection ? { collection } : {}) });
