@@ -5,13 +5,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
-import type { AppContext, Module } from './core/context.js';
+import type { AppContext, Module } from './modules/context.js';
 import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
 import { JSON_TEXT, cors, jsonBody, loopbackHostGuard } from './core/http.js';
-import { authenticate } from './core/auth.js';
-import { isLoopbackHost } from './config.js';
+import { authenticate } from './modules/auth/authenticate.js';
+import { isLoopbackHost } from './core/config.js';
 import { accessLabel, getCollection, getRecord } from './modules/database/service.js';
-import { requestLogMiddleware } from './modules/testing/request-log.js';
+import { requestLogMiddleware } from './modules/request-log/request-log.js';
 
 const ID = '([A-Za-z][A-Za-z0-9_-]{0,63})';
 /** `/api/app/{app_id}/database/{collection}/{id}`, ids as CONTRACT §6 spells them. */

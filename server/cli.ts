@@ -4,9 +4,9 @@
 import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from './index.js';
 import { DataFolderLockedError } from './storage/lock.js';
-import { ConfigError, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './config.js';
-import { exportFromFolder, importIntoFolder, OfflineError } from './modules/testing/offline.js';
-import { DumpFileError, readSeed } from './modules/testing/seed.js';
+import { ConfigError, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './core/config.js';
+import { exportFromFolder, importIntoFolder, OfflineError } from './modules/workspaces/offline.js';
+import { DumpFileError, readSeed } from './modules/workspaces/seed.js';
 
 const USAGE = `Usage:
   homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory]

@@ -4,23 +4,23 @@ import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
-import { resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './config.js';
+import { resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './core/config.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { EventBus } from './core/bus.js';
-import type { AppContext } from './core/context.js';
+import type { AppContext } from './modules/context.js';
 import { buildApp } from './app.js';
 import { ApiError } from './core/errors.js';
 import { modules } from './modules/index.js';
-import { createWorkspace } from './modules/console/service.js';
-import { applySeed } from './modules/testing/seed.js';
-import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/testing/snapshots.js';
-import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/testing/reset.js';
+import { createWorkspace } from './modules/workspaces/service.js';
+import { applySeed } from './modules/workspaces/seed.js';
+import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/workspaces/snapshots.js';
+import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/workspaces/reset.js';
 
 export type { ServerOptions, ServerConfig };
 /** Thrown by createServer / startServer for a bad option (its message names the option). */
-export { ConfigError } from './config.js';
-export { DumpFileError } from './modules/testing/seed.js';
+export { ConfigError } from './core/config.js';
+export { DumpFileError } from './modules/workspaces/seed.js';
 
 export interface HomebaseServer {
   app: express.Express;

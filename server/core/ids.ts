@@ -33,14 +33,6 @@ export function idFoldKey(id: string): string {
   return id.toLowerCase();
 }
 
-/** Names a document key may not have to be used as a field (a field definition's key, a path
- *  segment in filters, sorts, fields and indexes): `__proto__`, `constructor`, `toString` and the
- *  other Object.prototype members, and `prototype`. A document lacking such a key still "has" it
- *  through Object.prototype in code (nedb's indexes among it) that does not read own keys only. */
-export function isReservedKey(name: string): boolean {
-  return name === 'prototype' || name in Object.prototype;
-}
-
 export function isValidId(id: unknown): id is string {
   return typeof id === 'string' && ID_PATTERN.test(id);
 }

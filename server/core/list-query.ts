@@ -2,8 +2,8 @@
 // query string, into a StoreQuery the store's planner runs. Express 5's default "simple" query
 // parser leaves `filter[age][$gte]` as a flat key, which is parsed here, strictly.
 import { ApiError } from './errors.js';
-import { isReservedKey } from './ids.js';
-import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../storage/query.js';
+import { isReservedKey } from './keys.js';
+import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../shared/query.js';
 import type { FieldType, ListMeta } from '../shared/models.js';
 
 export const DEFAULT_LIMIT = 50;

@@ -1,7 +1,7 @@
 // The API groups, in mount order. One line per module: app.ts binds them all.
-import type { Module } from '../core/context.js';
-import { consoleModule } from './console/routes.js';
-import { testingModule } from './testing/routes.js';
+import type { Module } from './context.js';
+import { workspacesModule } from './workspaces/routes.js';
+import { requestLogModule } from './request-log/routes.js';
 import { openapiModule } from './openapi/routes.js';
 import { authModule } from './auth/routes.js';
 import { usersModule } from './users/routes.js';
@@ -14,8 +14,8 @@ import { scenariosModule } from './scenarios/routes.js';
 import { credentialsModule } from './credentials/routes.js';
 
 export const modules: Module[] = [
-  consoleModule,
-  testingModule,
+  workspacesModule,
+  requestLogModule,
   openapiModule,
   authModule,
   usersModule,

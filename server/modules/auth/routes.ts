@@ -1,8 +1,8 @@
 // The auth API group (CONTRACT §4): self-service /auth endpoints on the workspace API, and
 // the workspace outbox on the console API.
 import type { Request, Response, Router } from 'express';
-import type { AppContext, Module } from '../../core/context.js';
-import { actorOf, requireAdmin, requireUser } from '../../core/auth.js';
+import type { AppContext, Module } from '../context.js';
+import { actorOf, requireAdmin, requireUser } from './authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { publicUser } from '../users/repo.js';

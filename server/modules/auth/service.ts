@@ -1,9 +1,9 @@
 // The self-service auth rules without HTTP: register, login (rate limited, same answer for an
 // unknown email and a wrong password), refresh, logout, recovery, profile, password change
 // and impersonation.
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
-import type { AuthInfo } from '../../core/auth.js';
+import type { AuthInfo } from './authenticate.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { findUser, findUserByEmail, hashPassword, normalizeEmail, verifyPassword, type UserDoc } from '../users/repo.js';

@@ -1,8 +1,8 @@
 // The chats API group over HTTP: channels, members and messages (CONTRACT §8). Rules live in
 // service.ts; this file only reads requests and writes responses.
 import type { Request, Response, Router } from 'express';
-import type { Module } from '../../core/context.js';
-import { requireUser } from '../../core/auth.js';
+import type { Module } from '../context.js';
+import { requireUser } from '../auth/authenticate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { SortKey } from '../../storage/query.js';
 import * as chats from './service.js';

@@ -2,11 +2,11 @@
 // and the channel.* / message.* events. REST routes, the realtime socket and scenario steps
 // all call these functions, so every path checks and publishes the same way.
 import type { Request } from 'express';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { StoreQuery } from '../../storage/query.js';
 import type { EventType } from '../../shared/events.js';
-import { actorOf, type AuthInfo } from '../../core/auth.js';
+import { actorOf, type AuthInfo } from '../auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
 import { parseBody } from '../../core/validate.js';
 import { newId, nowIso } from '../../core/ids.js';

@@ -1,7 +1,7 @@
 // The credentials API group (CONTRACT §9): write-only secrets, admin only.
 import type { Request, Response, Router } from 'express';
-import type { Module } from '../../core/context.js';
-import { requireAdmin } from '../../core/auth.js';
+import type { Module } from '../context.js';
+import { requireAdmin } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { NewCredentialBody, CredentialChangesBody } from './schemas.js';

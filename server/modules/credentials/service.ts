@@ -5,7 +5,7 @@ import type { DocStore, Doc, StoreQuery } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
-import { seal, unseal } from './crypto.js';
+import { seal, unseal } from '../../core/crypto.js';
 
 /** A name usable in templates: `{{secrets.NAME}}`. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

@@ -1,16 +1,16 @@
 // The database API group (HTTP only): collections, their fields, views and indexes (admin
 // only), and records under the collection's access rules.
 import type { Request, Response, Router } from 'express';
-import type { AppContext, Module } from '../../core/context.js';
+import type { AppContext, Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { requireAdmin } from '../../core/auth.js';
+import { requireAdmin } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { preserialised, storedDocJson } from '../../core/http.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { DEFAULT_SORT, compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
 import type { RecordOp } from './access.js';
 import { createCollection, deleteCollection, listCollections, updateCollection } from './collections.js';
-import * as schema from './schema.js';
+import * as schema from './schema-service.js';
 import {
   CollectionByIdBody, CollectionPatchBody, FieldPatchBody, NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody,
 } from './schemas.js';

@@ -1,12 +1,12 @@
 // Record rules without HTTP: access, validation, writes and their bus events. The routes and
 // scenario steps both call these functions.
 import type { Request } from 'express';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore, Doc } from '../../storage/doc-store.js';
 import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
-import { actorOf, type AuthInfo } from '../../core/auth.js';
+import { actorOf, type AuthInfo } from '../auth/authenticate.js';
 import { ID_PATTERN, isReservedRecordId, newId, nowIso } from '../../core/ids.js';
 import { conditionsFromObject, listMeta, parseListQuery, parseSort, type TypeOf } from '../../core/list-query.js';
 import type { EventType } from '../../shared/events.js';
@@ -16,7 +16,8 @@ import { findUser } from '../users/repo.js';
 import { assertRecordAccess, canReadRecord, checkAccess, ruleFor, type RecordOp } from './access.js';
 import { findCollection, getCollection } from './collections.js';
 import { desiredIndexes, recordsStore } from './indexes.js';
-import { SYSTEM_KEYS, checkKeys, validateData } from './validation.js';
+import { SYSTEM_KEYS, validateData } from './validation.js';
+import { checkKeys } from '../../core/keys.js';
 
 export { getCollection };
 

@@ -7,31 +7,8 @@ import { parseIsoDate } from '../../storage/query.js';
 /** Keys the server owns on every record. */
 export const SYSTEM_KEYS = ['_id', '_owner', 'createdAt', 'updatedAt'] as const;
 
-const MAX_DEPTH = 32;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
-/** Keys nedb cannot store (`$...`, dotted) or that would set a prototype, and nesting deeper
- *  than MAX_DEPTH: 422 `format` / `invalid` naming the key's path. Walks without recursion. */
-export function checkKeys(body: Record<string, unknown>): FieldError[] {
-  const errors: FieldError[] = [];
-  const stack: Array<[unknown, string, number]> = [[body, '', 0]];
-  while (stack.length && errors.length < 20) {
-    const [value, path, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > MAX_DEPTH) { errors.push({ field: path, reason: 'invalid', message: `'${path}' is nested more than ${MAX_DEPTH} levels deep` }); continue; }
-    const isArray = Array.isArray(value);
-    for (const key of Object.keys(value)) {
-      const child = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-      if (!isArray && (key.startsWith('$') || key.includes('.') || key === '__proto__')) {
-        errors.push({ field: child, reason: 'format', message: `Field name '${key}' may not start with '$', contain '.' or be '__proto__'` });
-        continue;
-      }
-      stack.push([(value as Record<string, unknown>)[key], child, depth + 1]);
-    }
-  }
-  return errors;
-}
 
 /** The reason a value breaks its field definition, or null. `null` itself is checked by the caller. */
 export function checkValue(field: FieldDef, v: unknown): ValidationReason | null {

@@ -1,7 +1,7 @@
 // The openapi API group: `GET /openapi.json`, the workspace's OpenAPI 3.1 document (no token
 // needed), generated per request so that it always shows the current collections and fields.
 import type { Router } from 'express';
-import type { AppContext, Module } from '../../core/context.js';
+import type { AppContext, Module } from '../context.js';
 import { listCollections } from '../database/collections.js';
 import { apiBaseOf } from '../storage/tus.js';
 import { buildDocument } from './document.js';

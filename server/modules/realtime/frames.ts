@@ -1,7 +1,7 @@
 // What a realtime socket may say and what it is answered (CONTRACT §8): subscribe /
 // unsubscribe to topics with the REST access rules, and chat messages posted through the same
 // chats service as REST. Also the re-checks of a socket's session and subscriptions.
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../../core/http.js';
 import { checkAccess } from '../database/access.js';

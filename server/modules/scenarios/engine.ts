@@ -1,7 +1,7 @@
 // What makes scenarios run by themselves: cron jobs for schedule triggers (croner), the bus
 // listener for event triggers, and the workspace lifecycle (start, replace, delete, shutdown).
 import { Cron } from 'croner';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { logger } from '../../core/logger.js';

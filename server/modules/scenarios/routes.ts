@@ -1,10 +1,10 @@
 // The scenarios API group (CONTRACT §9): CRUD, activate / deactivate, run now, executions. Admin only.
 import type { Request, Response, Router } from 'express';
-import type { AppContext, Module } from '../../core/context.js';
-import { requireAdmin } from '../../core/auth.js';
+import type { AppContext, Module } from '../context.js';
+import { requireAdmin } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { ApiError } from '../../core/errors.js';
-import { checkKeys } from '../database/validation.js';
+import { checkKeys } from '../../core/keys.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { NewScenarioBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
 import { ScenarioEngine } from './engine.js';

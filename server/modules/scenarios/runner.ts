@@ -2,8 +2,8 @@
 // it goes, with every secret value masked before anything is stored. A failing step fails its
 // execution and nothing else. Events carry a depth: past MAX_DEPTH an execution is refused, which
 // stops a scenario that triggers itself.
-import type { AppContext } from '../../core/context.js';
-import type { AuthInfo } from '../../core/auth.js';
+import type { AppContext } from '../context.js';
+import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';

@@ -1,6 +1,6 @@
 // Scenario rules without HTTP: drafts are saved loosely and checked in full on activation, on a
 // manual run and whenever an active scenario is edited; the engine is told of every change.
-import type { AuthInfo } from '../../core/auth.js';
+import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc, StoreQuery } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';

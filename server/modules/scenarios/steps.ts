@@ -1,13 +1,13 @@
 // What each step type does, once its templates are resolved. Record and message steps go
 // through the database and chats services, so they check, validate and publish exactly as the
 // REST API does, with the scenario's depth carried on the events they cause.
-import type { AppContext } from '../../core/context.js';
-import type { AuthInfo } from '../../core/auth.js';
+import type { AppContext } from '../context.js';
+import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
 import { createRecord, deleteRecord, updateRecord } from '../database/service.js';
 import { postMessage } from '../chats/service.js';
-import { describeRequestError, HttpTimeout, sendRequest, type IncomingAnswer } from '../webhooks/http-client.js';
+import { describeRequestError, HttpTimeout, sendRequest, type IncomingAnswer } from '../../core/outbound-http.js';
 import { isHttpUrl } from '../webhooks/schemas.js';
 import { isPlainObject } from './templates.js';
 import type { StepType } from './schemas.js';

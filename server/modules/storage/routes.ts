@@ -2,9 +2,9 @@
 // information, downloads, deletion. HTTP only; the rules are in service.ts, upload.ts, tus.ts.
 import { rm } from 'node:fs/promises';
 import type { Request } from 'express';
-import type { Module } from '../../core/context.js';
+import type { Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { actorOf, authenticateToken, requireUser } from '../../core/auth.js';
+import { actorOf, authenticateToken, requireUser } from '../auth/authenticate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { FieldType } from '../../shared/models.js';
 import { fileObject, storageOf, type FileDoc, type StorageService } from './service.js';

@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, readdir, rename, link, copyFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
 import { isValidId, newId, nowIso } from '../../core/ids.js';
 import type { Doc, DocStore } from '../../storage/doc-store.js';

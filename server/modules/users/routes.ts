@@ -1,8 +1,8 @@
 // The users API group: user administration for administrators (list, get, create, partial
 // update with PUT or PATCH, delete). Non-admins get 403, anonymous callers 401.
 import type { Request, Response, Router } from 'express';
-import type { AppContext, Module } from '../../core/context.js';
-import { actorOf, requireAdmin } from '../../core/auth.js';
+import type { AppContext, Module } from '../context.js';
+import { actorOf, requireAdmin } from '../auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';

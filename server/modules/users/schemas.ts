@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/errors.js';
 import type { FieldError } from '../../shared/error-codes.js';
-import { checkKeys } from '../database/validation.js';
+import { checkKeys } from '../../core/keys.js';
 
 export const EmailSchema = z.email().max(254);
 export const PasswordSchema = z.string().min(8).max(72);

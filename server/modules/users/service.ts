@@ -2,7 +2,7 @@
 // where a password changes or a user goes, keeping at least one administrator (and a first
 // admin: when it is deleted or demoted, the oldest remaining admin takes its place), and
 // publishing user.created / user.updated / user.deleted (public user only, never the hash).
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';

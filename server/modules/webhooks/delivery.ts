@@ -4,14 +4,14 @@
 // failure until the attempts run out.
 import { randomUUID } from 'node:crypto';
 import { Webhook as Signer } from 'standardwebhooks';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
 import { envelope } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
-import { sendRequest, describeRequestError } from './http-client.js';
+import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
 import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
 
 /** Log entries kept per webhook; older ones are dropped. */

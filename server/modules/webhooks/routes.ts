@@ -1,8 +1,8 @@
 // The webhooks API group (CONTRACT §9): CRUD (admin), delivery logs, test events; and the
 // delivery queue's wiring to the bus and the workspace lifecycle.
 import type { Request, Response, Router } from 'express';
-import type { AppContext, Module } from '../../core/context.js';
-import { requireAdmin } from '../../core/auth.js';
+import type { AppContext, Module } from '../context.js';
+import { requireAdmin } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { ApiError } from '../../core/errors.js';

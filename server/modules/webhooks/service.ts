@@ -7,7 +7,7 @@ import type { BusEvent } from '../../core/bus.js';
 import { eventMatches } from '../../shared/events.js';
 import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
-import { seal, unseal } from '../credentials/crypto.js';
+import { seal, unseal } from '../../core/crypto.js';
 import type { NewWebhook, WebhookChanges } from './schemas.js';
 
 export interface Webhook {

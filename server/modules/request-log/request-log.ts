@@ -2,7 +2,7 @@
 // count that restore and import wait on. One middleware feeds both; it sits on the hot path of
 // every workspace request, so it does no I/O and awaits nothing.
 import type { Request, RequestHandler, Response } from 'express';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 

@@ -5,7 +5,7 @@ import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs
 import type { Stats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Workspace } from '../../storage/workspace.js';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { storageOf } from '../storage/service.js';
 
 /** Where a file's bytes come from: held in memory, or a copy on disk (a disk snapshot). */

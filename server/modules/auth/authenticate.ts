@@ -2,10 +2,10 @@
 // and the guards handlers call. A present but bad token is always a 401, even where anonymous
 // access would be allowed.
 import type { Request, RequestHandler } from 'express';
-import { ApiError } from './errors.js';
-import { verifyAccessToken } from '../modules/auth/sessions.js';
-import type { Workspace } from '../storage/workspace.js';
-import type { UserDoc } from '../modules/users/repo.js';
+import { ApiError } from '../../core/errors.js';
+import { verifyAccessToken } from './sessions.js';
+import type { Workspace } from '../../storage/workspace.js';
+import type { UserDoc } from '../users/repo.js';
 
 export interface AuthInfo {
   userId: string;

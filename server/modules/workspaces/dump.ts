@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { nowIso } from '../../core/ids.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
@@ -12,7 +12,7 @@ import type { CollectionDef } from '../../shared/models.js';
 import { hashPassword, normalizeEmail } from '../users/repo.js';
 import { publicWebhook } from '../webhooks/service.js';
 import { publicCredential } from '../credentials/service.js';
-import { seal } from '../credentials/crypto.js';
+import { seal } from '../../core/crypto.js';
 import { applyState, exclusive, isCollectionStore, whileBusy, type WorkspaceState } from './state.js';
 import { filesDirOf, type FileSet } from './files.js';
 import { DUMP_FORMAT, DUMP_VERSION, OPERATIONAL_STORES, SECTION_STORES, type Dump } from './dump-format.js';

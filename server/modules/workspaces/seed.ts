@@ -4,7 +4,7 @@
 // restarting a development server never wipes its work; `homebase import` replaces on purpose.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import { logger } from '../../core/logger.js';
 import type { Workspace } from '../../storage/workspace.js';

@@ -4,7 +4,7 @@
 import model from '@seald-io/nedb/lib/model.js';
 import { mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';

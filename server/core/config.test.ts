@@ -2,7 +2,7 @@
 // a bcrypt cost below 10 only in a test run or when asked for by name.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, resolveConfig } from './config.js';
-import { startServer } from './index.js';
+import { startServer } from '../index.js';
 
 afterEach(() => { vi.unstubAllEnvs(); });
 

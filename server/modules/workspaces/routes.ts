@@ -1,10 +1,12 @@
-// The console API (CONTRACT §2), server level: health, workspaces, admin tokens.
+// The workspaces API group (console API, console token): list, create, delete, admin tokens,
+// and a workspace's content as a whole (content-routes.ts). HTTP only.
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { AppContext, Module } from '../../core/context.js';
+import type { AppContext, Module } from '../context.js';
 import { parseBody } from '../../core/validate.js';
 import { ID_PATTERN } from '../../core/ids.js';
 import { createWorkspace, mintAdminToken } from './service.js';
+import { contentRoutes } from './content-routes.js';
 import { publicUser } from '../users/repo.js';
 
 const NewWorkspaceBody = z.object({
@@ -17,8 +19,8 @@ const NewWorkspaceBody = z.object({
   }).optional(),
 });
 
-export const consoleModule: Module = {
-  name: 'console',
+export const workspacesModule: Module = {
+  name: 'workspaces',
   consoleRoutes(router: Router, ctx: AppContext) {
     router.get('/workspaces', (_req, res) => {
       res.json({ data: ctx.registry.list(), meta: { total: ctx.registry.list().length, limit: ctx.registry.list().length, offset: 0 } });
@@ -41,5 +43,7 @@ export const consoleModule: Module = {
     router.post('/workspaces/:appId/token', async (req, res) => {
       res.json(await mintAdminToken(ctx, req.ws));
     });
+
+    contentRoutes(router, ctx);
   },
 };

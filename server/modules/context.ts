@@ -3,9 +3,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Router } from 'express';
-import type { ServerConfig } from '../config.js';
+import type { ServerConfig } from '../core/config.js';
 import type { Registry } from '../storage/registry.js';
-import type { EventBus } from './bus.js';
+import type { EventBus } from '../core/bus.js';
 
 /** Returns true when it took the upgrade request. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;

@@ -7,8 +7,8 @@ import { acquireLock } from '../../storage/lock.js';
 import { Registry } from '../../storage/registry.js';
 import { EventBus } from '../../core/bus.js';
 import { ApiError } from '../../core/errors.js';
-import { resolveConfig } from '../../config.js';
-import type { AppContext } from '../../core/context.js';
+import { resolveConfig } from '../../core/config.js';
+import type { AppContext } from '../context.js';
 import { exportWorkspace, importWorkspace, type ImportSummary } from './dump.js';
 import type { Dump } from './dump-format.js';
 

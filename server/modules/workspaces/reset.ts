@@ -3,11 +3,11 @@
 // too), chats, deliveries, logs, executions, outbox and the request log go; with keepSchema the
 // collections (fields, views, indexes) and the config-like stores (webhooks, scenarios, secrets)
 // stay. Generic over stores: whatever a module adds is wiped unless listed here.
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { applyState, exclusive, whileBusy, type WorkspaceState } from './state.js';
-import { clearRequestLog } from './request-log.js';
+import { clearRequestLog } from '../request-log/request-log.js';
 
 /** Definitions rather than data: kept by a reset with keepSchema, wiped by a plain one. */
 export const CONFIG_STORES = ['webhooks', 'scenarios', 'credentials'];

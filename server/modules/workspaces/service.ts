@@ -1,7 +1,7 @@
 // Workspace management for the console API: creation with its first admin, deletion, and
 // admin token minting.
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import { insertUser, findUser, publicUser, type UserDoc } from '../users/repo.js';
 import { createSession, type LoginResult } from '../auth/sessions.js';

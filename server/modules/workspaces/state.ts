@@ -3,10 +3,10 @@
 // and import. Swaps run one at a time per workspace, with the workspace busy (503) and after the
 // requests already admitted have finished, so no request ever sees a mixture.
 import model from '@seald-io/nedb/lib/model.js';
-import type { AppContext } from '../../core/context.js';
+import type { AppContext } from '../context.js';
 import type { Doc, DocStore } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
-import { waitForIdle } from './request-log.js';
+import { waitForIdle } from '../request-log/request-log.js';
 import { applyFiles, captureFiles, type FileSet } from './files.js';
 
 /** Stores that a swap leaves alone: sessions outlive restores, so a suite's admin token

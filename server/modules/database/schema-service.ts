@@ -4,7 +4,8 @@
 import type { z } from 'zod';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
-import { isReservedKey, newId, nowIso } from '../../core/ids.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
 import { findCollection, getCollection, saveCollection, withSchemaLock } from './collections.js';

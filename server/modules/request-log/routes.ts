@@ -1,0 +1,27 @@
+// The request log API group (console API): a workspace's recent requests through the standard
+// list query. HTTP only; the log itself is request-log.ts.
+import type { Router } from 'express';
+import type { AppContext, Module } from '../context.js';
+import { parseListQuery, listMeta } from '../../core/list-query.js';
+import { compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
+import type { FieldType } from '../../shared/models.js';
+import { requestLog } from './request-log.js';
+
+/** Filter coercion for request-log entries (`filter[status]=401` matches the number). */
+const REQUEST_TYPES: Record<string, FieldType> = {
+  _id: 'string', method: 'string', path: 'string', status: 'integer', durationMs: 'number', time: 'date', accessRule: 'string',
+};
+
+export const requestLogModule: Module = {
+  name: 'request-log',
+  consoleRoutes(router: Router, _ctx: AppContext) {
+    // The standard list query over the log, newest first unless `sort` says otherwise.
+    router.get('/workspaces/:appId/requests', (req, res) => {
+      const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => REQUEST_TYPES[p] });
+      const all = (requestLog(req.ws) as unknown as Doc[]).filter(compileMatcher(q.conditions));
+      if (q.sort.length) all.sort(comparator(q.sort));
+      const page = q.limit === 0 ? [] : all.slice(q.offset, q.offset + q.limit);
+      res.json({ data: q.fields ? page.map((e) => project(e, q.fields!)) : page, meta: listMeta(all.length, q) });
+    });
+  },
+};
