@@ -203,7 +203,7 @@ export function indexKey(fieldName: string): string {
   return fieldName.includes(',') ? fieldName.split(',').sort().join(',') : fieldName;
 }
 
-function translateNedbError(err: unknown): unknown {
+export function translateNedbError(err: unknown): unknown {
   const e = err as { errorType?: string; key?: unknown; message?: string };
   if (e?.errorType === 'uniqueViolated') {
     return ApiError.conflict('A unique constraint was violated', { value: e.key as string });

@@ -4,72 +4,8 @@
 // slice" answers, before and after random updates and removals.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { compileMatcher, comparator, DEFAULT_SORT, project, parseIsoDate, FILTER_OPERATORS, type Condition, type Doc, type StoreQuery } from './query.js';
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const ROLES = ['admin', 'editor', 'user', 'guest', 'Admin', '25'];
-const TAGS = ['red', 'green', 'blue'];
-const FIELDS = ['role', 'age', 'score', 'active', 'nested.x', 'tags', 'mixed'];
-
-function makeDoc(rand: () => number, i: number, withArrays: boolean): Doc {
-  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
-  const doc: Doc = { _id: `d${String(i).padStart(5, '0')}${Math.floor(rand() * 1000)}`, createdAt: new Date(Date.UTC(2024, 0, 1) + Math.floor(rand() * 1e6) * 1000).toISOString() };
-  if (rand() < 0.9) doc.role = pick(ROLES);
-  if (rand() < 0.85) doc.age = rand() < 0.1 ? null : 18 + Math.floor(rand() * 40);
-  if (rand() < 0.8) doc.score = Math.round(rand() * 1000) / 10;
-  if (rand() < 0.8) doc.active = rand() < 0.5;
-  if (rand() < 0.7) doc.nested = { x: Math.floor(rand() * 10), y: pick(TAGS) };
-  if (withArrays && rand() < 0.6) doc.tags = TAGS.filter(() => rand() < 0.5);
-  if (rand() < 0.7) doc.mixed = pick<unknown>([1, 2, '1', '2', true, null, 'x', 2.5, ...(withArrays ? [[1, 2], ['x']] : [])]);
-  return doc;
-}
-
-function randomValue(rand: () => number, path: string): unknown {
-  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
-  switch (path) {
-    case 'role': return pick([...ROLES, 25, 'nobody']);
-    case 'age': return pick([18, 25, 30, 40, 57, null, '25', 99]);
-    case 'score': return pick([0, 10.5, 50, 99.9]);
-    case 'active': return pick([true, false, 'true']);
-    case 'nested.x': return pick([0, 3, 5, 9, '5']);
-    case 'tags': return pick([...TAGS, 'none']);
-    default: return pick([1, 2, '1', true, null, 'x', 2.5]);
-  }
-}
-
-function randomQuery(rand: () => number): StoreQuery {
-  const conditions: Condition[] = [];
-  const n = Math.floor(rand() * 3);
-  for (let i = 0; i < n; i++) {
-    const path = FIELDS[Math.floor(rand() * FIELDS.length)];
-    const op = rand() < 0.5 ? '$eq' : FILTER_OPERATORS[Math.floor(rand() * FILTER_OPERATORS.length)];
-    const count = op === '$in' || op === '$nin' ? 1 + Math.floor(rand() * 3) : rand() < 0.3 ? 2 : 1;
-    const values = op === '$exists' ? [rand() < 0.5] : Array.from({ length: count }, () => randomValue(rand, path));
-    conditions.push({ path, op, values });
-  }
-  const sort = Array.from({ length: Math.floor(rand() * 3) }, () => ({ path: FIELDS[Math.floor(rand() * FIELDS.length)], dir: (rand() < 0.5 ? 1 : -1) as 1 | -1 }));
-  const limit = [0, 1, 5, 20, 50, 100][Math.floor(rand() * 6)];
-  const offset = [0, 0, 3, 40][Math.floor(rand() * 4)];
-  return { conditions, sort, limit, offset, ...(rand() < 0.2 ? { fields: ['role', 'nested.x'] } : {}) };
-}
-
-/** What a list must answer: every match, fully sorted, sliced. */
-function reference(docs: Doc[], q: StoreQuery) {
-  const match = compileMatcher(q.conditions);
-  const all = docs.filter(match).sort(comparator(q.sort.length ? q.sort : DEFAULT_SORT));
-  const page = all.slice(q.offset, q.offset + q.limit);
-  return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total: all.length };
-}
+import { compileMatcher, project, parseIsoDate, type Condition, type Doc, type StoreQuery } from './query.js';
+import { FIELDS, makeDoc, prng, randomQuery, reference } from './query-cases.js';
 
 async function stores(docs: Doc[]) {
   const plain = await DocStore.open();

@@ -1,0 +1,137 @@
+// Both storage drivers answer the one table of list and filter cases (query-cases.ts) alike, and
+// random queries as the reference answers them; plus the store operations modules rely on
+// (unique indexes, replaceAll, removeWhere, drop). PostgreSQL runs on a throwaway cluster.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocStore } from './doc-store.js';
+import { embeddedStore, type Store } from './store.js';
+import { parseListQuery, conditionsFromObject, parseSort } from '../core/list-query.js';
+import { FIELDS, LIST_CASES, LOOSE_DOCS, TYPED_DOCS, TYPES, VIEW_CASES, makeDoc, prng, randomQuery, reference } from './query-cases.js';
+import type { Doc } from './query.js';
+import { PgDatabase } from './pg/pg-store.js';
+import { pgBin, startPgCluster, type PgCluster } from '../test/pg-cluster.js';
+
+let cluster: PgCluster | undefined;
+let db: PgDatabase | undefined;
+let n = 0;
+
+beforeAll(async () => {
+  if (!pgBin) return;
+  cluster = await startPgCluster();
+  db = await PgDatabase.open(await cluster.createDatabase('drivers'));
+}, 60_000);
+afterAll(async () => { await db?.close(); cluster?.stop(); });
+
+type Open = () => Promise<Store>;
+const drivers: Array<[string, Open, boolean]> = [
+  ['embedded', async () => embeddedStore(await DocStore.open()), true],
+  ['postgres', async () => db!.store('w', `s${++n}`), !!pgBin],
+];
+
+const queryOf = (q: string, typed?: boolean) => {
+  const raw = Object.fromEntries(new URLSearchParams(q));
+  const parsed = parseListQuery(raw, typed ? { typeOf: (p) => TYPES[p] } : {});
+  return parsed.sort.length || /sort=/.test(q) || q === '' || q.startsWith('limit') || q.startsWith('offset') ? parsed : { ...parsed, sort: [{ path: '_id', dir: 1 as const }] };
+};
+
+for (const [name, open, available] of drivers) {
+  describe.skipIf(!available)(`${name} driver`, () => {
+    let loose: Store;
+    let typed: Store;
+    beforeAll(async () => {
+      loose = await open();
+      typed = await open();
+      await loose.insertMany(LOOSE_DOCS.map((d) => structuredClone(d)));
+      await typed.insertMany(TYPED_DOCS.map((d) => structuredClone(d)));
+    });
+
+    for (const c of LIST_CASES) {
+      it(`list ${c.typed ? '(typed) ' : ''}${c.q || '(no parameters)'}`, async () => {
+        const res = await (c.typed ? typed : loose).find(queryOf(c.q, c.typed));
+        expect(res.data.map((d) => d._id)).toEqual(c.ids);
+        expect(res.total).toBe(c.total ?? c.ids.length);
+        if (c.data) expect(res.data).toEqual(c.data);
+      });
+    }
+
+    it('views: stored object filters and sorts', async () => {
+      for (const v of VIEW_CASES) {
+        const res = await loose.find({ conditions: conditionsFromObject(v.filter), sort: parseSort(v.sort), limit: 50, offset: 0 });
+        expect(res.data.map((d) => d._id), JSON.stringify(v)).toEqual(v.ids);
+      }
+    });
+
+    it('random documents and queries answer as the reference does, before and after changes', async () => {
+      const rand = prng(7);
+      const docs = Array.from({ length: 400 }, (_, i) => makeDoc(rand, i, true));
+      const s = await open();
+      for (const f of FIELDS.slice(0, 3)) await s.ensureIndex({ fieldName: f });
+      await s.insertMany(docs.map((d) => structuredClone(d)));
+      const check = async (count: number) => {
+        const all = await s.all();
+        for (let i = 0; i < count; i++) {
+          const q = randomQuery(rand);
+          expect(await s.find(q), JSON.stringify(q)).toEqual(reference(all, q));
+        }
+      };
+      await check(250);
+      for (let i = 0; i < 100; i++) {
+        const id = docs[Math.floor(rand() * docs.length)]._id;
+        const current = await s.get(id);
+        if (!current) continue;
+        if (rand() < 0.3) await s.remove(id);
+        else await s.replace(id, { ...makeDoc(rand, i, true), _id: id, createdAt: current.createdAt });
+      }
+      await check(150);
+    });
+
+    it('unique indexes refuse duplicates (409) and are refused over existing duplicates', async () => {
+      const s = await open();
+      await s.ensureIndex({ fieldName: 'email', unique: true });
+      await s.insert({ _id: 'u1', email: 'a@x.io' });
+      await s.insert({ _id: 'u2' });
+      await s.insert({ _id: 'u3' }); // a missing field is not indexed
+      await expect(s.insert({ _id: 'u4', email: 'a@x.io' })).rejects.toMatchObject({ status: 409 });
+      await expect(s.replace('u2', { _id: 'u2', email: 'a@x.io' })).rejects.toMatchObject({ status: 409 });
+      await expect(s.insert({ _id: 'u1', email: 'b@x.io' })).rejects.toMatchObject({ status: 409 });
+      expect((await s.find({ conditions: [], sort: [], limit: 10, offset: 0 })).total).toBe(3);
+      await s.insert({ _id: 'u5', code: 'k' });
+      await s.insert({ _id: 'u6', code: 'k' });
+      await expect(s.ensureIndex({ fieldName: 'code', unique: true })).rejects.toMatchObject({ status: 409 });
+      expect((await s.listIndexes()).map((i) => i.fieldName).sort()).toEqual(['createdAt', 'email']);
+      await s.removeIndex('email');
+      await s.insert({ _id: 'u7', email: 'a@x.io' });
+      expect((await s.findBy('email', 'a@x.io')).map((d) => d._id)).toEqual(['u1', 'u7']);
+    });
+
+    it('compound unique indexes hold on the pair', async () => {
+      const s = await open();
+      await s.ensureIndex({ fieldName: 'shop,sku', unique: true });
+      await s.insert({ _id: 'a', shop: 1, sku: 'x' });
+      await s.insert({ _id: 'b', shop: 2, sku: 'x' });
+      await expect(s.insert({ _id: 'c', shop: 1, sku: 'x' })).rejects.toMatchObject({ status: 409 });
+      expect((await s.listIndexes()).find((i) => i.fieldName === 'shop,sku')?.unique).toBe(true);
+    });
+
+    it('replaceAll swaps everything, or nothing when it breaks a unique index', async () => {
+      const s = await open();
+      await s.ensureIndex({ fieldName: 'k', unique: true });
+      await s.insertMany([{ _id: 'a', k: 1 }, { _id: 'b', k: 2 }]);
+      await expect(s.replaceAll([{ _id: 'x', k: 5 }, { _id: 'y', k: 5 }])).rejects.toMatchObject({ status: 409 });
+      expect((await s.all()).map((d) => d._id)).toEqual(['a', 'b']);
+      await s.replaceAll([{ _id: 'z', k: 9 }]);
+      expect(await s.all()).toEqual([{ _id: 'z', k: 9 }]);
+      expect(await s.count()).toBe(1);
+    });
+
+    it('removeWhere, field-name rules and drop', async () => {
+      const s = await open();
+      await s.insertMany([{ _id: 'a', c: 'x' }, { _id: 'b', c: 'y' }, { _id: 'c', c: 'x' }]);
+      expect(await s.removeWhere([{ path: 'c', op: '$eq', values: ['x'] }])).toBe(2);
+      expect((await s.all()).map((d) => d._id)).toEqual(['b']);
+      await expect(s.insert({ _id: 'd', nested: { 'a.b': 1 } } as Doc)).rejects.toMatchObject({ status: 422 });
+      await expect(s.insert({ _id: 'e', $x: 1 } as Doc)).rejects.toMatchObject({ status: 422 });
+      expect(await s.get('d')).toBeUndefined();
+      await s.drop();
+    });
+  });
+}

@@ -1,0 +1,92 @@
+// Connecting to PostgreSQL: the URL is checked before any connection is tried, the pool is
+// opened and probed once, and every failure becomes one line that names the problem (never the
+// password). While running, a query that fails because the server went away becomes 503 with
+// the reason (toUnavailable); the pool reconnects by itself once the server is back.
+import pg from 'pg';
+import { ApiError } from '../../core/errors.js';
+import { migrate, SchemaTooNewError } from './schema.js';
+
+/** A bad, unreachable or unusable database: its message is the one line the CLI prints. */
+export class DatabaseError extends Error {}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** Refuses what is not a postgres:// URL with a host and a database, before connecting. */
+export function checkDatabaseUrl(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new DatabaseError(`--database: '${redactUrl(url)}' is not a URL; expected postgres://user:password@host:port/database`);
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
+    throw new DatabaseError(`--database: unsupported scheme '${u.protocol.replace(/:$/, '')}'; only postgres:// (PostgreSQL 13 or newer) is supported`);
+  }
+  if (!u.hostname && !u.searchParams.get('host')) throw new DatabaseError(`--database: ${redactUrl(url)} names no host`);
+  if (u.pathname.replace(/^\//, '') === '') throw new DatabaseError(`--database: ${redactUrl(url)} names no database (…/dbname)`);
+}
+
+/** One line naming why a connection or query failed. */
+export function describePgError(err: unknown, url?: string): string {
+  const e = err as { code?: string; message?: string; address?: string; port?: number; hostname?: string };
+  const where = url ? ` at ${redactUrl(url)}` : '';
+  switch (e?.code) {
+    case 'ECONNREFUSED': return `PostgreSQL${where} refused the connection (is the server running and listening there?)`;
+    case 'ENOTFOUND': case 'EAI_AGAIN': return `PostgreSQL host not found${where}`;
+    case 'ETIMEDOUT': return `PostgreSQL${where} did not answer in time`;
+    case 'ECONNRESET': case 'EPIPE': return `the connection to PostgreSQL${where} was lost`;
+    case '28P01': case '28000': return `PostgreSQL${where} refused the credentials: ${e.message}`;
+    case '3D000': return `${e.message}${where}`;
+    case '57P01': case '57P02': case '57P03': return `PostgreSQL${where} is shutting down or starting up (${e.message})`;
+    case '53300': return `PostgreSQL${where} has no free connection slots (${e.message})`;
+    default: return `PostgreSQL${where}: ${e?.message ?? String(err)}`.replace(/\s+/g, ' ');
+  }
+}
+
+/** Errors that mean the database cannot be reached now (not a bad query): answered 503. */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (!e) return false;
+  if (typeof e.code === 'string' && (/^E[A-Z]+$/.test(e.code) || /^(08|57P|53)/.test(e.code))) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(e.message ?? '');
+}
+
+export function toUnavailable(err: unknown): unknown {
+  return isConnectionError(err) ? ApiError.unavailable(`The database is unavailable: ${describePgError(err)}`) : err;
+}
+
+export interface PgOptions { max?: number; connectTimeoutMs?: number }
+
+/** Opens a pool on `url`, checks it answers, and creates or upgrades the driver's schema. */
+export async function openDatabase(url: string, options: PgOptions = {}): Promise<pg.Pool> {
+  checkDatabaseUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'homebase',
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  try {
+    const { rows } = await pool.query<{ v: string }>('SHOW server_version_num');
+    if (Number(rows[0].v) < 130000) throw new DatabaseError(`PostgreSQL at ${redactUrl(url)} is version ${rows[0].v}; Homebase needs 13 or newer`);
+    await migrate(pool);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (err instanceof DatabaseError) throw err;
+    if (err instanceof SchemaTooNewError) throw new DatabaseError(err.message);
+    throw new DatabaseError(describePgError(err, url));
+  }
+  return pool;
+}

@@ -1,0 +1,275 @@
+// The PostgreSQL driver's stores. One table per store (a collection's records, a workspace's
+// users, sessions, ...): `(id text PRIMARY KEY, doc jsonb)`, named hb_s_<n> and listed in
+// homebase_stores (workspace, name) → table. Why a table each rather than one table keyed by
+// collection: see docs/scaling.md (per-collection statistics and plans, DROP / TRUNCATE as one
+// cheap transactional step, unique indexes without a partial predicate per collection).
+import type pg from 'pg';
+import { ApiError } from '../../core/errors.js';
+import { checkObject } from '../nedb-patches.js';
+import { project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
+import type { IndexSpec } from '../doc-store.js';
+import type { Store } from '../store.js';
+import { openDatabase, toUnavailable, type PgOptions } from './connection.js';
+import { hashKeysExpr, listSql, pathExpr, sortExprs, whereSql, Params } from './sql-query.js';
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** A PostgreSQL error as the API's: unique violations → 409, text PostgreSQL cannot hold → 422,
+ *  a lost server → 503. */
+export function translatePgError(err: unknown): unknown {
+  const e = err as { code?: string; detail?: string; message?: string };
+  if (e?.code === '23505') {
+    const m = /\)=\((.*)\) already exists/.exec(e.detail ?? '');
+    return ApiError.conflict('A unique constraint was violated', m ? { value: m[1] } : undefined);
+  }
+  if (e?.code === '22P05' || e?.code === '22021') {
+    return ApiError.validation({ field: '', reason: 'invalid', message: 'Text holding the NUL character (\\u0000) cannot be stored in PostgreSQL' });
+  }
+  if (e?.code === '54000') return ApiError.validation({ field: '', reason: 'too_long', message: `A value is too large for PostgreSQL: ${e.message}` });
+  return toUnavailable(err);
+}
+
+function checkKeys(doc: unknown): void {
+  try {
+    checkObject(doc);
+  } catch {
+    throw ApiError.validation({ field: '', reason: 'format', message: 'Field names may not start with $ or contain a dot' });
+  }
+}
+
+const toJson = (doc: Doc) => JSON.stringify(doc);
+
+export class PgDatabase {
+  private stores = new Map<string, Promise<PgDocStore>>();
+  private closed = false;
+
+  private constructor(readonly pool: pg.Pool, readonly url: string) {}
+
+  /** Connects, checks and migrates (connection.ts); fails with a one-line DatabaseError. */
+  static async open(url: string, options?: PgOptions): Promise<PgDatabase> {
+    return new PgDatabase(await openDatabase(url, options), url);
+  }
+
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], on: Queryable = this.pool): Promise<pg.QueryResult<R>> {
+    if (this.closed) throw ApiError.unavailable('The database connection is closed');
+    try {
+      return await on.query<R>(text, values);
+    } catch (err) {
+      throw translatePgError(err);
+    }
+  }
+
+  /** Runs `fn` in one transaction (rolled back if it throws). */
+  async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.closed) throw ApiError.unavailable('The database connection is closed');
+    let client: pg.PoolClient;
+    try { client = await this.pool.connect(); } catch (err) { throw translatePgError(err); }
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw translatePgError(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A store of a workspace, its table created on first use (by whichever process comes first). */
+  store(workspace: string, name: string): Promise<PgDocStore> {
+    const key = `${workspace}\u0000${name}`;
+    let s = this.stores.get(key);
+    if (!s) {
+      s = this.openStore(workspace, name);
+      s.catch(() => this.stores.delete(key));
+      this.stores.set(key, s);
+    }
+    return s;
+  }
+
+  private async openStore(workspace: string, name: string): Promise<PgDocStore> {
+    const find = async (on: Queryable) => (await this.query<{ table_name: string }>(
+      'SELECT table_name FROM homebase_stores WHERE workspace = $1 AND name = $2', [workspace, name], on)).rows[0]?.table_name;
+    const existing = await find(this.pool);
+    if (existing) return new PgDocStore(this, existing);
+    const table = await this.tx(async (c) => {
+      // One creator at a time per store name, across processes.
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-store:${workspace}/${name}`]);
+      const again = await find(c);
+      if (again) return again;
+      const t = `hb_s_${(await c.query<{ n: string }>(`SELECT nextval('homebase_store_seq') AS n`)).rows[0].n}`;
+      await c.query(`CREATE TABLE ${t} (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`);
+      // Lists are ordered by createdAt by default: an index on its sort key answers a page
+      // without sorting the whole store.
+      await c.query(`CREATE INDEX ${t}_created ON ${t} (${sortExprs('createdAt').join(', ')}, id)`);
+      await c.query('INSERT INTO homebase_stores (workspace, name, table_name) VALUES ($1, $2, $3)', [workspace, name, t]);
+      return t;
+    });
+    return new PgDocStore(this, table);
+  }
+
+  /** Names of a workspace's stores. */
+  async storeNames(workspace: string): Promise<string[]> {
+    return (await this.query<{ name: string }>('SELECT name FROM homebase_stores WHERE workspace = $1 ORDER BY name', [workspace])).rows.map((r) => r.name);
+  }
+
+  /** Drops a store's table (its indexes go with it), in one transaction. */
+  async dropStore(workspace: string, name: string): Promise<void> {
+    this.stores.delete(`${workspace}\u0000${name}`);
+    await this.tx(async (c) => {
+      const row = (await c.query<{ table_name: string }>('DELETE FROM homebase_stores WHERE workspace = $1 AND name = $2 RETURNING table_name', [workspace, name])).rows[0];
+      if (row) await c.query(`DROP TABLE IF EXISTS ${row.table_name}`);
+    });
+  }
+
+  /** Forgets cached store handles (another process may have dropped or recreated tables). */
+  forget(workspace: string): void {
+    for (const key of [...this.stores.keys()]) if (key.startsWith(`${workspace}\u0000`)) this.stores.delete(key);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+export class PgDocStore implements Store {
+  constructor(private readonly db: PgDatabase, readonly table: string) {}
+
+  async get(id: string): Promise<Doc | undefined> {
+    if (typeof id !== 'string') return undefined;
+    return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id])).rows[0]?.doc;
+  }
+
+  async find(q: StoreQuery): Promise<QueryResult> {
+    const { page, count } = listSql(this.table, q);
+    const total = (await this.db.query<{ n: number }>(count.text, count.values)).rows[0].n;
+    if (!page || total <= q.offset) return { data: [], total };
+    const data = (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows.map((r) => r.doc);
+    return { data: q.fields ? data.map((d) => project(d, q.fields!)) : data, total };
+  }
+
+  async findBy(path: string, value: unknown): Promise<Doc[]> {
+    const p = new Params();
+    const where = whereSql([{ path, op: '$eq', values: [value] }], p);
+    return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} ${where} ORDER BY id`, p.values)).rows.map((r) => r.doc);
+  }
+
+  async all(): Promise<Doc[]> {
+    return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} ORDER BY id`)).rows.map((r) => r.doc);
+  }
+
+  async count(): Promise<number> {
+    return (await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.table}`)).rows[0].n;
+  }
+
+  async insert(doc: Doc): Promise<Doc> {
+    checkKeys(doc);
+    const row = (await this.db.query<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, toJson(doc)])).rows[0];
+    return row.doc;
+  }
+
+  async insertMany(docs: Doc[], on?: pg.PoolClient): Promise<void> {
+    if (docs.length === 0) return;
+    for (const d of docs) checkKeys(d);
+    const run = async (c: pg.PoolClient) => {
+      // In batches through jsonb_array_elements: one statement per 1,000 documents.
+      for (let i = 0; i < docs.length; i += 1000) {
+        const batch = docs.slice(i, i + 1000);
+        await c.query(`INSERT INTO ${this.table} (id, doc) SELECT d ->> '_id', d FROM jsonb_array_elements($1::jsonb) AS t(d)`, [JSON.stringify(batch)]);
+      }
+    };
+    if (on) await run(on);
+    else await this.db.tx(run);
+  }
+
+  async replace(id: string, doc: Doc): Promise<Doc | undefined> {
+    const next = { ...doc, _id: id };
+    checkKeys(next);
+    return (await this.db.query<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, toJson(next)])).rows[0]?.doc;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return ((await this.db.query(`DELETE FROM ${this.table} WHERE id = $1`, [id])).rowCount ?? 0) > 0;
+  }
+
+  async removeWhere(conditions: Condition[]): Promise<number> {
+    const p = new Params();
+    return (await this.db.query(`DELETE FROM ${this.table} ${whereSql(conditions, p)}`, p.values)).rowCount ?? 0;
+  }
+
+  /** Swaps the content in one transaction: readers see the old content until it commits, and a
+   *  unique violation leaves it as it was. */
+  async replaceAll(docs: Doc[]): Promise<void> {
+    for (const d of docs) checkKeys(d);
+    await this.db.tx(async (c) => {
+      await c.query(`DELETE FROM ${this.table}`);
+      await this.insertMany(docs, c);
+    });
+  }
+
+  async ensureIndex(spec: IndexSpec): Promise<void> {
+    const key = indexKeyOf(spec.fieldName);
+    if (key === '_id' || key === 'createdAt') return;
+    const fields = key.split(',');
+    for (const f of fields) pathExpr(f); // refuses a path that is not one
+    await this.db.tx(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-index:${this.table}`]);
+      const have = (await c.query<{ is_unique: boolean }>('SELECT is_unique FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [this.table, key])).rows[0];
+      if (have && have.is_unique === !!spec.unique) return;
+      if (have) await this.dropIndexes(c, key);
+      const name = this.indexName(key);
+      // Lookups: a GIN index over the digests of the equality keys of each field.
+      for (const [i, f] of fields.entries()) await c.query(`CREATE INDEX ${name}_k${i} ON ${this.table} USING gin (${hashKeysExpr(f)})`);
+      // Unique: enforced by PostgreSQL itself, across every process writing to the table. A
+      // document lacking a field is not indexed (SQL NULL), as the embedded stores' sparse index.
+      if (spec.unique) {
+        await c.query(`CREATE UNIQUE INDEX ${name}_u ON ${this.table} (${fields.map((f) => `md5((${pathExpr(f)})::text)`).join(', ')})`);
+      }
+      await c.query('INSERT INTO homebase_indexes (table_name, field_name, is_unique) VALUES ($1, $2, $3)', [this.table, key, !!spec.unique]);
+    });
+  }
+
+  async removeIndex(fieldName: string): Promise<void> {
+    const key = indexKeyOf(fieldName);
+    if (key === '_id' || key === 'createdAt') return;
+    await this.db.tx(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-index:${this.table}`]);
+      await this.dropIndexes(c, key);
+    });
+  }
+
+  async listIndexes(): Promise<Array<{ fieldName: string; unique: boolean }>> {
+    const rows = (await this.db.query<{ field_name: string; is_unique: boolean }>(
+      'SELECT field_name, is_unique FROM homebase_indexes WHERE table_name = $1 ORDER BY field_name', [this.table])).rows;
+    return [{ fieldName: 'createdAt', unique: false }, ...rows.map((r) => ({ fieldName: r.field_name, unique: r.is_unique }))];
+  }
+
+  async drop(): Promise<void> {
+    await this.db.tx(async (c) => {
+      await c.query('DELETE FROM homebase_stores WHERE table_name = $1', [this.table]);
+      await c.query(`DROP TABLE IF EXISTS ${this.table}`);
+    });
+  }
+
+  private async dropIndexes(c: pg.PoolClient, key: string): Promise<void> {
+    const name = this.indexName(key);
+    for (let i = 0; i < key.split(',').length; i++) await c.query(`DROP INDEX IF EXISTS ${name}_k${i}`);
+    await c.query(`DROP INDEX IF EXISTS ${name}_u`);
+    await c.query('DELETE FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [this.table, key]);
+  }
+
+  /** Index names from the table and a digest of the key (a key may be longer than a name may be). */
+  private indexName(key: string): string {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+    return `${this.table}_${h.toString(36)}`;
+  }
+}
+
+function indexKeyOf(fieldName: string): string {
+  return fieldName.includes(',') ? fieldName.split(',').sort().join(',') : fieldName;
+}

@@ -1,0 +1,260 @@
+// The PostgreSQL driver's own schema, created and upgraded by the driver at start. A one-row
+// table `homebase_schema` records the version; upgrades run in order inside one transaction,
+// under an advisory lock so that several processes starting at once upgrade it once. A database
+// written by a newer Homebase (a version above SCHEMA_VERSION) is refused, never downgraded.
+//
+// The SQL functions below give PostgreSQL the embedded stores' query semantics (query.ts), so
+// that one list request answers the same on both drivers:
+//  hb_walk      a dot path's value (arrays are indexed by a numeric segment, or mapped over)
+//  hb_keys      the values an equality matches: the value, and an array's elements (recursively)
+//  hb_rank/...  the sort key of nedb's compareThings: undefined < null < numbers < strings <
+//               booleans < arrays < objects, arrays element by element then by length
+//  hb_numstr    the number a string reads as in JavaScript (Number(s), finite), or null
+//  hb_iso_ms    parseIsoDate: an ISO 8601 date as ms since the epoch, or null
+//  hb_cmp_any   the range operators ($gt $gte $lt $lte) of comparesAny
+//  hb_lower     JavaScript's toLowerCase (Unicode, through ICU when the server has it)
+import type pg from 'pg';
+
+export const SCHEMA_VERSION = 1;
+/** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
+const UPGRADE_LOCK = '7521982628095370593';
+
+export class SchemaTooNewError extends Error {}
+
+const V1 = (lowerBody: string) => `
+CREATE TABLE homebase_stores (
+  workspace text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  table_name text COLLATE "C" NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (workspace, name)
+);
+CREATE SEQUENCE homebase_store_seq;
+CREATE TABLE homebase_indexes (
+  table_name text COLLATE "C" NOT NULL REFERENCES homebase_stores (table_name) ON DELETE CASCADE,
+  field_name text COLLATE "C" NOT NULL,
+  is_unique boolean NOT NULL,
+  PRIMARY KEY (table_name, field_name)
+);
+
+CREATE TYPE hb_elem AS (r int, n numeric, s text COLLATE "C", b boolean);
+
+CREATE FUNCTION hb_walk(v jsonb, parts text[], i int) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  n int := array_length(parts, 1);
+  nxt jsonb;
+  idx text;
+  e jsonb;
+  r jsonb;
+  acc jsonb;
+BEGIN
+  IF v IS NULL THEN RETURN NULL; END IF;
+  IF i > n THEN RETURN v; END IF;
+  IF jsonb_typeof(v) = 'object' THEN
+    nxt := v -> parts[i];
+  ELSIF jsonb_typeof(v) = 'array' AND parts[i] ~ '^(0|[1-9][0-9]{0,8})$' THEN
+    nxt := v -> parts[i]::int;
+  ELSE
+    RETURN NULL;
+  END IF;
+  IF nxt IS NULL THEN RETURN NULL; END IF;
+  IF jsonb_typeof(nxt) = 'array' AND i < n THEN
+    idx := substring(parts[i + 1] from '^[0-9]+');
+    IF idx IS NULL THEN
+      acc := '[]';
+      FOR e IN SELECT x FROM jsonb_array_elements(nxt) AS t(x) LOOP
+        r := hb_walk(e, parts, i + 1);
+        IF r IS NOT NULL THEN acc := acc || jsonb_build_array(r); END IF;
+      END LOOP;
+      RETURN acc;
+    END IF;
+    IF length(idx) > 9 THEN RETURN NULL; END IF;
+    RETURN hb_walk(nxt -> idx::int, parts, i + 2);
+  END IF;
+  RETURN hb_walk(nxt, parts, i + 1);
+END $$;
+
+CREATE FUNCTION hb_path(doc jsonb, parts text[]) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT hb_walk(doc, parts, 1) $$;
+
+CREATE FUNCTION hb_keys_array(v jsonb) RETURNS jsonb[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE out jsonb[] := ARRAY[v]; e jsonb;
+BEGIN
+  FOR e IN SELECT x FROM jsonb_array_elements(v) AS t(x) LOOP
+    IF jsonb_typeof(e) = 'array' THEN out := out || hb_keys_array(e); ELSE out := out || e; END IF;
+  END LOOP;
+  RETURN out;
+END $$;
+
+CREATE FUNCTION hb_keys(v jsonb) RETURNS jsonb[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'array' THEN hb_keys_array(v) ELSE ARRAY[v] END
+$$;
+
+-- Fixed-size digests of the equality keys, for GIN indexes (PostgreSQL limits an index entry to
+-- about 2.7 kB, a record's value is not limited); every use rechecks with hb_keys.
+CREATE FUNCTION hb_hkeys(v jsonb) RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT ARRAY(SELECT md5(k::text) FROM unnest(hb_keys(v)) AS t(k)) $$;
+
+CREATE FUNCTION hb_rank(v jsonb) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN v IS NULL THEN 0 ELSE CASE jsonb_typeof(v)
+    WHEN 'null' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 WHEN 'boolean' THEN 4 WHEN 'array' THEN 6 ELSE 7 END END
+$$;
+CREATE FUNCTION hb_num(v jsonb) RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::numeric END $$;
+CREATE FUNCTION hb_str(v jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN jsonb_typeof(v) = 'string' THEN (v #>> '{}') COLLATE "C" END $$;
+CREATE FUNCTION hb_bool(v jsonb) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN jsonb_typeof(v) = 'boolean' THEN v::boolean END $$;
+CREATE FUNCTION hb_arr(v jsonb) RETURNS hb_elem[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'array' THEN coalesce((
+    SELECT array_agg(ROW(hb_rank(e), hb_num(e), hb_str(e), hb_bool(e))::hb_elem ORDER BY o)
+    FROM jsonb_array_elements(v) WITH ORDINALITY AS t(e, o)), '{}'::hb_elem[]) END
+$$;
+
+CREATE FUNCTION hb_lower(s text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ ${lowerBody} $$;
+
+CREATE FUNCTION hb_numstr(s text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE t text := regexp_replace(s, '^[\\t\\n\\v\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]+|[\\t\\n\\v\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]+$', '', 'g');
+BEGIN
+  IF t ~ '^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$' THEN
+    BEGIN RETURN t::float8; EXCEPTION WHEN numeric_value_out_of_range THEN RETURN NULL; END;
+  ELSIF t ~ '^0[xX][0-9a-fA-F]+$' AND length(t) <= 15 THEN RETURN ('x' || lpad(substr(t, 3), 16, '0'))::bit(64)::bigint::float8;
+  ELSIF t ~ '^0[bB][01]+$' AND length(t) <= 54 THEN RETURN lpad(substr(t, 3), 64, '0')::bit(64)::bigint::float8;
+  ELSIF t ~ '^0[oO][0-7]+$' AND length(t) <= 19 THEN
+    RETURN (SELECT sum(substr(t, 2 + k, 1)::int * 8::numeric ^ (length(t) - 2 - k)) FROM generate_series(1, length(t) - 2) AS k)::float8;
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION hb_days_from_civil(y int, m int, d int) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE yy bigint := CASE WHEN m <= 2 THEN y - 1 ELSE y END; era bigint; yoe bigint; doy bigint;
+BEGIN
+  era := floor(yy / 400.0);
+  yoe := yy - era * 400;
+  doy := (153 * (CASE WHEN m > 2 THEN m - 3 ELSE m + 9 END) + 2) / 5 + d - 1;
+  RETURN era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+END $$;
+
+CREATE FUNCTION hb_iso_ms(s text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  g text[];
+  y int; mo int; d int; h int := 0; mi int := 0; sec int := 0; ms int := 0; off int := 0; dim int;
+BEGIN
+  g := regexp_match(s, '^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?(?:Z|([+-])([0-9]{2}):?([0-9]{2}))?)?$');
+  IF g IS NULL THEN RETURN NULL; END IF;
+  y := g[1]::int; mo := g[2]::int; d := g[3]::int;
+  IF mo < 1 OR mo > 12 THEN RETURN NULL; END IF;
+  dim := CASE WHEN mo = 2 AND ((y % 4 = 0 AND y % 100 <> 0) OR y % 400 = 0) THEN 29
+    ELSE (ARRAY[31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[mo] END;
+  IF d < 1 OR d > dim THEN RETURN NULL; END IF;
+  IF g[4] IS NOT NULL THEN h := g[4]::int; mi := g[5]::int; END IF;
+  IF g[6] IS NOT NULL THEN sec := g[6]::int; END IF;
+  IF g[7] IS NOT NULL THEN ms := substr(g[7] || '000', 1, 3)::int; END IF;
+  IF h > 23 OR mi > 59 OR sec > 59 THEN RETURN NULL; END IF;
+  IF g[8] IS NOT NULL THEN
+    IF g[9]::int > 23 OR g[10]::int > 59 THEN RETURN NULL; END IF;
+    off := (CASE WHEN g[8] = '-' THEN -1 ELSE 1 END) * (g[9]::int * 60 + g[10]::int);
+  END IF;
+  RETURN (hb_days_from_civil(y, mo, d) * 86400000 + h * 3600000 + mi * 60000 + sec * 1000 + ms - off * 60000)::float8;
+END $$;
+
+-- One range comparison, as comparesAny in query.ts: ok(r) for op on r = sign(value - bound).
+CREATE FUNCTION hb_ok(r int, op text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE op WHEN '$gt' THEN r > 0 WHEN '$gte' THEN r >= 0 WHEN '$lt' THEN r < 0 ELSE r <= 0 END
+$$;
+
+CREATE FUNCTION hb_cmp_any(v jsonb, op text, bounds jsonb, kind text) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE a jsonb; e jsonb; t float8; n float8; vt text;
+BEGIN
+  IF v IS NULL THEN RETURN false; END IF;
+  vt := jsonb_typeof(v);
+  IF vt = 'null' THEN RETURN false; END IF;
+  IF vt = 'array' THEN
+    FOR e IN SELECT x FROM jsonb_array_elements(v) AS q(x) LOOP
+      IF hb_cmp_any(e, op, bounds, kind) THEN RETURN true; END IF;
+    END LOOP;
+    RETURN false;
+  END IF;
+  IF kind = 'date' THEN
+    IF vt <> 'string' THEN RETURN false; END IF;
+    t := hb_iso_ms(v #>> '{}');
+    IF t IS NULL THEN RETURN false; END IF;
+    FOR a IN SELECT x FROM jsonb_array_elements(bounds) AS q(x) LOOP
+      IF jsonb_typeof(a) = 'number' AND hb_ok(sign(t - a::float8)::int, op) THEN RETURN true; END IF;
+    END LOOP;
+    RETURN false;
+  END IF;
+  FOR a IN SELECT x FROM jsonb_array_elements(bounds) AS q(x) LOOP
+    IF jsonb_typeof(a) = 'null' THEN CONTINUE; END IF;
+    IF jsonb_typeof(a) = vt THEN
+      IF vt = 'number' AND hb_ok(sign(v::numeric - a::numeric)::int, op) THEN RETURN true; END IF;
+      IF vt = 'string' AND hb_ok(CASE WHEN (v #>> '{}') COLLATE "C" < (a #>> '{}') COLLATE "C" THEN -1
+        WHEN (v #>> '{}') = (a #>> '{}') THEN 0 ELSE 1 END, op) THEN RETURN true; END IF;
+      IF vt = 'boolean' AND hb_ok(v::boolean::int - a::boolean::int, op) THEN RETURN true; END IF;
+    ELSIF jsonb_typeof(a) = 'number' AND vt = 'string' THEN
+      n := hb_numstr(v #>> '{}');
+      IF n IS NOT NULL AND hb_ok(sign(n - a::float8)::int, op) THEN RETURN true; END IF;
+    END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+
+-- $contains: a string holding any needle (case-insensitive), or an array with an element equal
+-- to one of the values.
+CREATE FUNCTION hb_contains(v jsonb, needles text[], vals jsonb[]) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'string' THEN EXISTS (SELECT 1 FROM unnest(needles) AS n WHERE strpos(hb_lower(v #>> '{}'), n) > 0)
+    WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(v) AS e(x) WHERE hb_keys(e.x) && vals)
+    ELSE false END
+$$;
+
+CREATE FUNCTION hb_starts(v jsonb, prefixes text[]) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT jsonb_typeof(v) = 'string' AND EXISTS (SELECT 1 FROM unnest(prefixes) AS p WHERE starts_with(hb_lower(v #>> '{}'), p))
+$$;
+`;
+
+/** Upgrades, by the version they lead to. */
+const UPGRADES: Array<(hasIcu: boolean) => string> = [
+  (hasIcu) => V1(hasIcu ? 'SELECT lower(s COLLATE "und-x-icu")' : 'SELECT lower(s)'),
+];
+
+/** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(${UPGRADE_LOCK})`);
+    await client.query(`CREATE TABLE IF NOT EXISTS homebase_schema (
+      id int PRIMARY KEY CHECK (id = 1), version int NOT NULL, upgraded_at timestamptz NOT NULL DEFAULT now())`);
+    const row = (await client.query<{ version: number }>('SELECT version FROM homebase_schema WHERE id = 1')).rows[0];
+    const current = row?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new SchemaTooNewError(`The database holds Homebase schema version ${current}, newer than this Homebase understands (${SCHEMA_VERSION}); upgrade Homebase or use another database`);
+    }
+    if (current < SCHEMA_VERSION) {
+      const hasIcu = (await client.query(`SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'`)).rowCount! > 0;
+      for (let v = current + 1; v <= SCHEMA_VERSION; v++) await client.query(UPGRADES[v - 1](hasIcu));
+      await client.query(`INSERT INTO homebase_schema (id, version) VALUES (1, $1)
+        ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, upgraded_at = now()`, [SCHEMA_VERSION]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

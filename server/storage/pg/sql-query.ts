@@ -1,0 +1,96 @@
+// A StoreQuery (query.ts) as SQL over a store table `(id text, doc jsonb)`, with the embedded
+// planner's semantics through the hb_* functions of schema.ts. Field paths are written into the
+// SQL as literals (they are checked against a strict pattern first) so that a condition or an
+// order on an indexed path is the very expression its index was built on; values always travel
+// as parameters.
+import { DEFAULT_SORT, type Condition, type SortKey, type StoreQuery } from '../query.js';
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+export function quoteLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** The SQL value of a dot path in `doc` (SQL NULL when the document lacks it). */
+export function pathExpr(path: string): string {
+  const parts = path.split('.');
+  if (!parts.every((p) => SEGMENT.test(p))) throw new Error(`invalid field path ${JSON.stringify(path)}`);
+  if (parts.length === 1) return `(doc -> ${quoteLiteral(path)})`;
+  return `hb_path(doc, ${quoteLiteral(`{${parts.join(',')}}`)}::text[])`;
+}
+
+/** The expressions a path sorts by, in order (nedb's compareThings). */
+export function sortExprs(path: string): string[] {
+  const x = pathExpr(path);
+  return [`hb_rank(${x})`, `hb_num(${x})`, `(hb_str(${x}) COLLATE "C")`, `hb_bool(${x})`, `hb_arr(${x})`];
+}
+
+/** The equality keys of a path (what its GIN index holds). */
+export function keysExpr(path: string): string { return `hb_keys(${pathExpr(path)})`; }
+/** Their digests, what an index on the path holds. */
+export function hashKeysExpr(path: string): string { return `hb_hkeys(${pathExpr(path)})`; }
+
+export class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown, cast: string): string { this.values.push(v); return `$${this.values.length}::${cast}`; }
+}
+
+const json = (v: unknown) => JSON.stringify(v === undefined ? null : v);
+const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+
+function conditionSql(c: Condition, p: Params): string {
+  const x = pathExpr(c.path);
+  switch (c.op) {
+    case '$eq': case '$in': {
+      const vals = p.add(c.values.map(json), 'jsonb[]');
+      return `(${hashKeysExpr(c.path)} && ARRAY(SELECT md5(k::text) FROM unnest(${vals}) AS t(k)) AND ${keysExpr(c.path)} && ${vals})`;
+    }
+    case '$ne': case '$nin': return `(NOT (${keysExpr(c.path)} && ${p.add(c.values.map(json), 'jsonb[]')}))`;
+    case '$exists': return `(${x} IS ${c.values[0] === false ? '' : 'NOT '}NULL)`;
+    case '$contains':
+      return `hb_contains(${x}, ${p.add(c.values.map((v) => String(v).toLowerCase()), 'text[]')}, ${p.add(c.values.map(json), 'jsonb[]')})`;
+    case '$startsWith': return `hb_starts(${x}, ${p.add(c.values.map((v) => String(v).toLowerCase()), 'text[]')})`;
+    default: return rangeSql(c, x, p);
+  }
+}
+
+/** $gt $gte $lt $lte. One number or one string (what a query string gives) compares inline; other
+ *  cases, arrays and dates go through hb_cmp_any. */
+function rangeSql(c: Condition, x: string, p: Params): string {
+  const general = () => `hb_cmp_any(${x}, ${quoteLiteral(c.op)}, ${p.add(json(c.values), 'jsonb')}, ${quoteLiteral(c.kind ?? '')})`;
+  if (c.kind || c.values.length !== 1) return general();
+  const op = RANGE_SQL[c.op];
+  const v = c.values[0];
+  if (typeof v === 'number') {
+    return `(CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x})::numeric ${op} ${p.add(v, 'numeric')}`
+      + ` WHEN 'string' THEN coalesce(hb_numstr(${x} #>> '{}') ${op} ${p.add(v, 'float8')}, false)`
+      + ` WHEN 'array' THEN ${general()} ELSE false END)`;
+  }
+  if (typeof v === 'string') {
+    return `(CASE jsonb_typeof(${x}) WHEN 'string' THEN (${x} #>> '{}') COLLATE "C" ${op} ${p.add(v, 'text')}`
+      + ` WHEN 'array' THEN ${general()} ELSE false END)`;
+  }
+  return general();
+}
+
+export function whereSql(conditions: Condition[], p: Params): string {
+  return conditions.length ? `WHERE ${conditions.map((c) => conditionSql(c, p)).join(' AND ')}` : '';
+}
+
+export function orderSql(sort: SortKey[]): string {
+  const keys = (sort.length ? sort : DEFAULT_SORT).flatMap(({ path, dir }) => sortExprs(path).map((e) => `${e}${dir === -1 ? ' DESC' : ''}`));
+  return `ORDER BY ${[...keys, 'id'].join(', ')}`;
+}
+
+/** The page query and the count query of a list. */
+export function listSql(table: string, q: StoreQuery): { page?: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+  const p = new Params();
+  const where = whereSql(q.conditions, p);
+  const count = { text: `SELECT count(*)::int AS n FROM ${table} ${where}`, values: p.values };
+  if (q.limit === 0) return { count };
+  const page = {
+    text: `SELECT doc FROM ${table} ${where} ${orderSql(q.sort)} LIMIT ${Math.floor(q.limit)} OFFSET ${Math.floor(q.offset)}`,
+    values: p.values,
+  };
+  return { page, count };
+}
