@@ -4,12 +4,14 @@
 import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from './index.js';
 import { DataFolderLockedError } from './storage/lock.js';
+import { DatabaseError } from './storage/pg/connection.js';
 import { ConfigError, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './core/config.js';
 import { exportFromFolder, importIntoFolder, OfflineError } from './modules/workspaces/offline.js';
 import { DumpFileError, readSeed } from './modules/workspaces/seed.js';
 
 const USAGE = `Usage:
-  homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory]
+  homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory
+                 | --database postgres://user:pw@host/db --files ./homebase-files]
                  [--workspace demo] [--admin-email admin@example.com] [--admin-password <pw>]
                  [--console-token <token>] [--seed fixtures.json] [--token-ttl 900]
                  [--login-rate-limit 10] [--webhook-retry-delays 1000,5000,30000,120000]
@@ -23,6 +25,8 @@ export const SERVE_OPTIONS = {
   host: { type: 'string' },
   data: { type: 'string' },
   'in-memory': { type: 'boolean' },
+  database: { type: 'string' },
+  files: { type: 'string' },
   workspace: { type: 'string' },
   'admin-email': { type: 'string' },
   'admin-password': { type: 'string' },
@@ -67,11 +71,15 @@ export function serveOptions(args: string[]): ServerOptions & { json: boolean } 
     return parts.map(Number);
   };
   if (values.data && values['in-memory']) throw new UsageError('--data and --in-memory cannot be used together');
+  if (values.database !== undefined && (values.data || values['in-memory'])) throw new UsageError('--database cannot be combined with --data or --in-memory (with a database, uploaded files go to --files DIR)');
+  if (values.files !== undefined && values.database === undefined && !process.env.HOMEBASE_DATABASE_URL) throw new UsageError('--files DIR is the uploaded files folder of --database');
   return {
     port: int('port', values.port, 0, 65535),
     host: values.host,
     data: values.data,
     inMemory: values['in-memory'],
+    database: values.database,
+    files: values.files,
     workspace: values.workspace,
     adminEmail: values['admin-email'],
     adminPassword: values['admin-password'],
@@ -165,7 +173,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   // Known failures are one line (a bad flag, seed or option, a taken port or folder); a stack
   // trace is printed only for what is a bug.
   const known = err instanceof UsageError || err instanceof DataFolderLockedError || err instanceof DumpFileError || err instanceof ConfigError
-    || err instanceof OfflineError || (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+    || err instanceof OfflineError || err instanceof DatabaseError || (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
   const message = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE' ? `${(err as Error).message}: the port is taken; pass --port 0 for a free one` : (err as Error)?.message ?? String(err);
   process.stderr.write(`homebase: ${message}\n${err instanceof UsageError ? USAGE + '\n' : ''}`);
   if (!known && !(err instanceof Error && /Refusing to start/.test(err.message))) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);

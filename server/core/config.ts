@@ -5,6 +5,11 @@ export interface ServerOptions {
   /** Data folder; ignored with inMemory. */
   data?: string;
   inMemory?: boolean;
+  /** A PostgreSQL URL (postgres://...): keep everything in that database instead of the data
+   *  folder (env HOMEBASE_DATABASE_URL). See docs/scaling.md. */
+  database?: string;
+  /** With `database`: the folder of uploaded files (default ./homebase-files). */
+  files?: string;
   /** Workspace created on first start of an empty data folder. */
   workspace?: string;
   adminEmail?: string;
@@ -49,6 +54,10 @@ export interface ServerConfig {
   port: number;
   dataDir: string | undefined;
   inMemory: boolean;
+  /** PostgreSQL URL, when the database driver is chosen. */
+  database: string | undefined;
+  /** Uploaded files' folder with the database driver. */
+  filesDir: string | undefined;
   workspace: string;
   adminEmail: string;
   adminPassword: string | undefined;
@@ -123,12 +132,20 @@ export const MAX_RETRIES = 20;
 
 export function resolveConfig(options: ServerOptions = {}): ServerConfig {
   checkOptions(options);
+  // The environment's URL applies when the options name no other place for the data.
+  const database = options.database ?? (options.inMemory || options.data !== undefined ? undefined : (process.env.HOMEBASE_DATABASE_URL || undefined));
+  if (options.database !== undefined && (options.inMemory || options.data !== undefined)) {
+    throw new ConfigError('database cannot be combined with data or inMemory: with a database everything but uploaded files lives in PostgreSQL (files: the files folder)');
+  }
+  if (options.files !== undefined && database === undefined) throw new ConfigError('files is the uploaded files folder of the database driver: give database too');
   const inMemory = !!options.inMemory;
   return {
     host: options.host ?? DEFAULT_HOST,
     port: options.port ?? DEFAULT_PORT,
-    dataDir: inMemory ? undefined : (options.data ?? './homebase-data'),
+    dataDir: inMemory || database ? undefined : (options.data ?? './homebase-data'),
     inMemory,
+    database,
+    filesDir: database ? (options.files ?? './homebase-files') : undefined,
     workspace: options.workspace ?? 'demo',
     adminEmail: options.adminEmail ?? process.env.HOMEBASE_ADMIN_EMAIL ?? 'admin@example.com',
     adminPassword: options.adminPassword ?? process.env.HOMEBASE_ADMIN_PASSWORD,

@@ -47,7 +47,8 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startPgCluster(): Promise<PgCluster> {
+/** `durable`: keep fsync and synchronous commits on (benchmarks); tests turn them off. */
+export async function startPgCluster(options: { durable?: boolean } = {}): Promise<PgCluster> {
   if (!pgBin) throw new Error(PG_SKIP_REASON);
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'homebase-pg-'));
@@ -77,7 +78,8 @@ export async function startPgCluster(): Promise<PgCluster> {
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
     // Durability settings off: a test cluster is thrown away, and fsync would only slow the suites.
-    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+    const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
     run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', opts]);
     started = true;
   } catch (err) {
