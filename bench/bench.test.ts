@@ -35,6 +35,8 @@ describe('npm run bench (smoke)', () => {
         expect(results.start.loadedMs).toBeGreaterThan(0);
         expect(results.start.emptyRecordsMs).toBeGreaterThan(0);
         expect(results.start.loadedRecordsMs).toBeGreaterThan(0);
+        expect(results.start.runs).toHaveLength(3);
+        expect(results.start.pageAfterAnswerMs).toBeGreaterThanOrEqual(0);
         expect(results.rss.afterLoadMb).toBeGreaterThan(0);
         expect(checkTargets(results).every((t) => t.ok !== undefined)).toBe(true);
       }

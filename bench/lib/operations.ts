@@ -1,13 +1,15 @@
-// The four measured operations, spelled for each target: GET one record by a random id, the
-// filtered + sorted list of 50, create, and partial update of a random record.
+// The measured operations, spelled for each target: GET one record by a random id, the filtered +
+// sorted list of 50 (on Homebase once with an index on the sort field, once with an index on the
+// filter field only), create, and partial update of a random record.
 import { personBody, prng } from './data.js';
 import type { Operation } from './load.js';
 
-export type OpName = 'get' | 'list' | 'create' | 'update';
-export const OPS: OpName[] = ['get', 'list', 'update', 'create']; // create last: it grows the data set
+export type OpName = 'get' | 'list' | 'listUnindexed' | 'create' | 'update';
+export const OPS: OpName[] = ['get', 'list', 'listUnindexed', 'update', 'create']; // create last: it grows the data set
 export const OP_LABELS: Record<OpName, string> = {
   get: 'GET by id',
   list: 'filtered + sorted list of 50',
+  listUnindexed: 'same list, no index on the sort field',
   create: 'create',
   update: 'partial update',
 };
@@ -18,6 +20,8 @@ export interface OpContext {
   kind: TargetKind;
   /** Records path: `/api/app/demo/database/people` for Homebase, `/people` otherwise. */
   base: string;
+  /** Homebase only: the same records in a collection indexed on `role` alone (listUnindexed). */
+  unindexedBase?: string;
   ids: string[];
   token?: string;
 }
@@ -35,6 +39,11 @@ export function operation(name: OpName, ctx: OpContext): Operation {
       return { method: 'GET', headers, next: () => ({ path: `${ctx.base}/${pick()}` }) };
     case 'list':
       return { method: 'GET', headers, next: () => ({ path: ctx.base + (ctx.kind === 'homebase' ? HB_LIST : JS_LIST) }) };
+    case 'listUnindexed': {
+      // json-server and bare Express index nothing: the same request as 'list'.
+      const path = ctx.kind === 'homebase' ? (ctx.unindexedBase ?? ctx.base) + HB_LIST : ctx.base + JS_LIST;
+      return { method: 'GET', headers, next: () => ({ path }) };
+    }
     case 'create':
       return { method: 'POST', headers, next: () => ({ path: ctx.base, body: JSON.stringify(personBody(rand, 1_000_000 + created++)) }) };
     case 'update':

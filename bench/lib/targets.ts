@@ -10,6 +10,8 @@ import { jsonServerDb, type Person } from './data.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 export const COLLECTION = 'people';
+/** The same records with an index on `role` only: the list sorted by `age` has no index to walk. */
+export const UNINDEXED_COLLECTION = 'people_roleonly';
 const WORKSPACE = 'demo';
 const ADMIN_PASSWORD = 'bench-admin-password-1';
 const USER = { email: 'bench.user@example.com', password: 'bench-user-password-1', name: 'Bench User' };
@@ -59,6 +61,7 @@ function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: 
 }
 
 export const recordsPath = `/api/app/${WORKSPACE}/database/${COLLECTION}`;
+export const unindexedRecordsPath = `/api/app/${WORKSPACE}/database/${UNINDEXED_COLLECTION}`;
 
 export async function startHomebase(data: Pick<HomebaseData, 'dir' | 'consoleToken' | 'token' | 'source'>, probe?: string): Promise<Target> {
   const port = await freePort();
@@ -82,9 +85,11 @@ export async function prepareHomebase(source = false): Promise<HomebaseData> {
     const app = `${api}/app/${WORKSPACE}`;
     const made = await requestJson('POST', `${app}/database`, { _id: COLLECTION, name: COLLECTION, setting: { read: 'private', write: 'private', update: 'private' } }, admin);
     if (made.status !== 201 && made.status !== 200) throw new Error(`Homebase has no records API yet (POST /database → ${made.status})`);
-    for (const field of ['role', 'age']) {
-      const ix = await requestJson('POST', `${app}/database/${COLLECTION}/indexes`, { fields: [field], unique: false }, admin);
-      if (ix.status !== 201 && ix.status !== 200) throw new Error(`index on ${field}: ${ix.status} ${JSON.stringify(ix.body)}`);
+    const plain = await requestJson('POST', `${app}/database`, { _id: UNINDEXED_COLLECTION, name: UNINDEXED_COLLECTION, setting: { read: 'private', write: 'private', update: 'private' } }, admin);
+    if (plain.status !== 201 && plain.status !== 200) throw new Error(`POST /database (${UNINDEXED_COLLECTION}) → ${plain.status}`);
+    for (const [collection, field] of [[COLLECTION, 'role'], [COLLECTION, 'age'], [UNINDEXED_COLLECTION, 'role']]) {
+      const ix = await requestJson('POST', `${app}/database/${collection}/indexes`, { fields: [field], unique: false }, admin);
+      if (ix.status !== 201 && ix.status !== 200) throw new Error(`index on ${collection}.${field}: ${ix.status} ${JSON.stringify(ix.body)}`);
     }
     let token = admin;
     let tokenKind: HomebaseData['tokenKind'] = 'admin';
@@ -106,15 +111,17 @@ export async function prepareHomebase(source = false): Promise<HomebaseData> {
   }
 }
 
-/** Writes the people into the (stopped) server's collection file, one nedb document per line,
- *  keeping the index definitions the API wrote there. */
+/** Writes the people into the (stopped) server's collection files (both collections), one nedb
+ *  document per line, keeping the index definitions the API wrote there. */
 export async function writeRecords(data: HomebaseData, people: Person[]): Promise<void> {
-  const file = join(data.dir, 'workspaces', WORKSPACE, 'collections', `${COLLECTION}.db`);
   await mkdir(join(data.dir, 'workspaces', WORKSPACE, 'collections'), { recursive: true });
-  const existing = existsSync(file) ? await readFile(file, 'utf8') : '';
-  const indexLines = existing.split('\n').filter((l) => l.includes('"$$indexCreated"'));
   const lines = people.map((p) => JSON.stringify(p));
-  await writeFile(file, lines.concat(indexLines).join('\n') + '\n');
+  for (const collection of [COLLECTION, UNINDEXED_COLLECTION]) {
+    const file = join(data.dir, 'workspaces', WORKSPACE, 'collections', `${collection}.db`);
+    const existing = existsSync(file) ? await readFile(file, 'utf8') : '';
+    const indexLines = existing.split('\n').filter((l) => l.includes('"$$indexCreated"'));
+    await writeFile(file, lines.concat(indexLines).join('\n') + '\n');
+  }
 }
 
 export async function removeHomebaseData(data: HomebaseData): Promise<void> {
