@@ -4,7 +4,7 @@
 // slice" answers, before and after random updates and removals.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { compileMatcher, project, parseIsoDate, type Condition, type Doc, type StoreQuery } from './query.js';
+import { compileMatcher, comparator, project, parseIsoDate, selectTop, type Condition, type Doc, type SortKey, type StoreQuery } from './query.js';
 import { FIELDS, makeDoc, prng, randomQuery, reference } from './query-cases.js';
 
 async function stores(docs: Doc[]) {
@@ -93,6 +93,63 @@ describe('query planner: index scans answer what full scans answer', () => {
     expect(s.indexed.find(q)).toEqual(want);
     const byRole = (st: DocStore) => st.findBy('role', 'admin').map((d) => d._id).sort();
     expect(byRole(s.indexed)).toEqual(byRole(s.plain));
+  });
+});
+
+describe('selectTop: the top k of the matches, without sorting them', () => {
+  // Values of every kind nedb orders (undefined < null < numbers < strings < booleans < dates <
+  // arrays < objects), drawn from small sets so that ties are common.
+  const VALUES: unknown[] = [undefined, null, -1, 0, -0, 1, 1.5, 30, 30, 1e9, '', '1', '30', 'a', 'B', 'b', true, false,
+    new Date(0), new Date(1000), [], [1], [1, 2], ['a'], {}, { a: 1 }, { a: 2, b: 1 }];
+  const PATHS = ['v', 'w', 'n.x', 'list.k', 'valueOf', 'absent'];
+
+  function doc(rand: () => number, i: number): Doc {
+    const pick = () => VALUES[Math.floor(rand() * VALUES.length)];
+    const d: Doc = { _id: `r${Math.floor(rand() * 1e9).toString(36)}${i}` };
+    const v = pick(); if (v !== undefined) d.v = v;
+    const w = pick(); if (w !== undefined) d.w = w;
+    if (rand() < 0.7) d.n = rand() < 0.8 ? { x: pick() } : pick();
+    if (rand() < 0.4) d.list = [{ k: pick() }, { k: pick() }];
+    if (rand() < 0.3) Object.defineProperty(d, 'valueOf', { value: pick(), enumerable: true, writable: true, configurable: true });
+    return d;
+  }
+
+  it('orders ties, mixed types and missing values exactly as the full sort does', () => {
+    const rand = prng(18);
+    for (let round = 0; round < 300; round++) {
+      const n = [0, 1, 5, 60, 400, 2500][Math.floor(rand() * 6)];
+      const pool = Array.from({ length: n }, (_, i) => doc(rand, i));
+      const sort: SortKey[] = Array.from({ length: 1 + Math.floor(rand() * 3) },
+        () => ({ path: PATHS[Math.floor(rand() * PATHS.length)], dir: (rand() < 0.5 ? 1 : -1) as 1 | -1 }));
+      const k = [0, 1, 3, 50, 120, 999, 1001, 5000][Math.floor(rand() * 8)];
+      const cond: Condition | undefined = rand() < 0.5 ? { path: 'w', op: '$ne', values: [VALUES[Math.floor(rand() * VALUES.length)]] } : undefined;
+      const match = cond ? compileMatcher([cond]) : null;
+      const matched = match ? pool.filter(match) : pool.slice();
+      const want = matched.sort(comparator(sort)).slice(0, k).map((d) => d._id);
+      const got = selectTop(pool, match, sort, k);
+      const label = JSON.stringify({ round, n, sort, k, cond });
+      expect(got.page.map((d) => d._id), label).toEqual(want);
+      expect(got.total, label).toBe(matched.length);
+    }
+  });
+
+  it('answers the unindexed benchmark list (equality bucket, sort on another field) as the full sort does', async () => {
+    const rand = prng(19);
+    const docs = Array.from({ length: 6000 }, (_, i) => makeDoc(rand, i, false));
+    const plain = await DocStore.open();
+    const roleOnly = await DocStore.open();
+    await roleOnly.ensureIndex({ fieldName: 'role' });
+    await plain.insertMany(docs.map((d) => ({ ...d })));
+    await roleOnly.insertMany(docs.map((d) => ({ ...d })));
+    for (const sort of [[{ path: 'age', dir: -1 }], [{ path: 'age', dir: 1 }, { path: 'score', dir: -1 }], [{ path: 'mixed', dir: -1 }]] as SortKey[][]) {
+      for (const offset of [0, 7, 50]) {
+        const q: StoreQuery = { conditions: [{ path: 'role', op: '$eq', values: ['admin'] }], sort, limit: 50, offset };
+        const want = reference(plain.all(), q);
+        expect(want.data).toHaveLength(50);
+        expect(roleOnly.find(q)).toEqual(want);
+        expect(plain.find(q)).toEqual(want);
+      }
+    }
   });
 });
 

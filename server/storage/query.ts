@@ -4,7 +4,8 @@
 //  - a sort whose first key has an index is answered by walking that index in order and
 //    stopping after offset + limit matches;
 //  - totals are counted without copying, and an equality bucket's length is its total;
-//  - otherwise matches are gathered and only the top offset + limit are kept.
+//  - otherwise one pass over the candidates counts the matches and keeps only the top
+//    offset + limit in a sorted buffer (selectTop), without gathering or sorting the rest.
 // Only the page that is returned is ever copied (by projection) or serialised.
 import model from '@seald-io/nedb/lib/model.js';
 import type { AvlNode, NedbEngine, NedbIndex } from './nedb-types.js';
@@ -76,10 +77,7 @@ export function runQuery(engine: NedbEngine, totalDocs: number, q: StoreQuery): 
     page = scanInOrder(sortIndex, sort, matchAll, want);
     total = countMatches();
   } else {
-    const matched: Doc[] = [];
-    for (const d of pool()) if (matchRest(d)) matched.push(d);
-    total = matched.length;
-    page = topK(matched, cmp, want);
+    ({ page, total } = selectTop(pool(), rest.length ? matchRest : null, sort, want, cmp));
   }
   page = page.slice(q.offset);
   return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total };
@@ -141,6 +139,74 @@ function scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boole
     node = descending ? current.left : current.right;
   }
   return out;
+}
+
+/** Above this many, selectTop gathers the matches and sorts them (a sorted buffer of k costs
+ *  O(k) per insertion). */
+const SELECT_MAX = 1000;
+
+/** The first `k` documents of `pool` that `match` accepts (all when null), in `sort` order, and
+ *  how many matched: exactly `pool.filter(match).sort(comparator(sort)).slice(0, k)` and its
+ *  length, without sorting the matches. One pass keeps a sorted buffer of at most k; each
+ *  candidate's first sort key is read once and compared with the buffer's last (numbers and
+ *  strings inline, anything else through nedb's compareThings, its type order included); only
+ *  on a tie does the full comparator (remaining keys, then id) decide. */
+export function selectTop(pool: readonly Doc[], match: ((d: Doc) => boolean) | null, sort: SortKey[], k: number,
+  cmp: (a: Doc, b: Doc) => number = comparator(sort)): { page: Doc[]; total: number } {
+  if (k > SELECT_MAX || sort.length === 0) {
+    const matched = match ? pool.filter(match) : pool.slice();
+    return { page: k >= matched.length ? matched.sort(cmp) : topK(matched, cmp, k), total: matched.length };
+  }
+  const { path, dir } = sort[0];
+  const read = fieldReader(path);
+  const docs: Doc[] = [];
+  const keys: unknown[] = [];
+  let worstDoc: Doc | undefined;
+  let worstKey: unknown;
+  let total = 0;
+  for (let i = 0; i < pool.length; i++) {
+    const d = pool[i];
+    if (match !== null && !match(d)) continue;
+    total++;
+    if (k === 0) continue;
+    const v = read(d);
+    if (docs.length === k) {
+      const c = (typeof v === 'number' && typeof worstKey === 'number') || (typeof v === 'string' && typeof worstKey === 'string')
+        ? (v < worstKey ? -1 : v > worstKey ? 1 : 0) : compareThings(v, worstKey);
+      if (c * dir > 0 || (c === 0 && cmp(d, worstDoc!) >= 0)) continue;
+      docs.pop();
+      keys.pop();
+    }
+    // Binary search for the first buffered document that sorts after d.
+    let lo = 0, hi = docs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const c = compareThings(keys[mid], v) * dir || cmp(docs[mid], d);
+      if (c <= 0) lo = mid + 1; else hi = mid;
+    }
+    docs.splice(lo, 0, d);
+    keys.splice(lo, 0, v);
+    worstDoc = docs[docs.length - 1];
+    worstKey = keys[keys.length - 1];
+  }
+  return { page: docs, total };
+}
+
+const readers = new Map<string, (d: Doc) => unknown>();
+
+/** getPath for one path as a function. A plain field that Object.prototype does not have is read
+ *  by a compiled `d["field"]`, a named load V8 caches per document shape (a keyed load with a
+ *  variable key plus hasOwnProperty cost 5× more per document); that load is an own read since
+ *  documents are plain objects whose prototype holds no such key. The path is embedded as a JSON
+ *  string literal, never as code. */
+export function fieldReader(path: string): (d: Doc) => unknown {
+  let read = readers.get(path);
+  if (read) return read;
+  if (path.indexOf('.') !== -1 || path in Object.prototype) read = (d) => getPath(d, path);
+  else read = new Function('d', `return d[${JSON.stringify(path)}];`) as (d: Doc) => unknown;
+  if (readers.size >= 1000) readers.clear();
+  readers.set(path, read);
+  return read;
 }
 
 /** The first `k` of `docs` in `cmp` order; keeps a small sorted buffer instead of sorting all. */
