@@ -9,6 +9,8 @@ export interface BenchOptions {
   createSizes: number[];
   /** Size of the "start with N records" and RSS measurement. */
   startSize: number;
+  /** Starts measured with `startSize` records (their median is reported). */
+  startRuns: number;
   /** Records in the snapshot-restore measurement (0 = skip). */
   restoreSize: number;
   connections: number;
@@ -35,6 +37,7 @@ export const DEFAULTS: BenchOptions = {
   sizes: [10_000, 100_000],
   createSizes: [1_000, 10_000, 100_000],
   startSize: 100_000,
+  startRuns: 3,
   restoreSize: 10_000,
   connections: 10,
   warmup: 2,
@@ -52,6 +55,7 @@ const FLAGS = {
   sizes: { type: 'string' },
   'create-sizes': { type: 'string' },
   'start-size': { type: 'string' },
+  'start-runs': { type: 'string' },
   'restore-size': { type: 'string' },
   connections: { type: 'string' },
   warmup: { type: 'string' },
@@ -67,9 +71,9 @@ const FLAGS = {
 } as const;
 
 export const USAGE = `Usage: npm run bench -- [--sizes 10000,100000] [--create-sizes 1000,10000,100000]
-  [--start-size 100000] [--restore-size 10000] [--connections 10] [--warmup 2] [--duration 5]
+  [--start-size 100000] [--start-runs 3] [--restore-size 10000] [--connections 10] [--warmup 2] [--duration 5]
   [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--out bench/results] [--quiet]
-Every flag has an environment twin: BENCH_SIZES, BENCH_CREATE_SIZES, BENCH_START_SIZE,
+Every flag has an environment twin: BENCH_SIZES, BENCH_CREATE_SIZES, BENCH_START_SIZE, BENCH_START_RUNS,
 BENCH_RESTORE_SIZE, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_DURATION, BENCH_REPEATS,
 BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_OUT.`;
 
@@ -96,6 +100,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     sizes: pick(list(v.sizes, 'sizes'), list(env.BENCH_SIZES, 'BENCH_SIZES'), DEFAULTS.sizes),
     createSizes: pick(list(v['create-sizes'], 'create-sizes'), list(env.BENCH_CREATE_SIZES, 'BENCH_CREATE_SIZES'), DEFAULTS.createSizes),
     startSize: pick(num(v['start-size'], 'start-size'), num(env.BENCH_START_SIZE, 'BENCH_START_SIZE'), DEFAULTS.startSize),
+    startRuns: Math.max(1, pick(num(v['start-runs'], 'start-runs'), num(env.BENCH_START_RUNS, 'BENCH_START_RUNS'), DEFAULTS.startRuns)),
     restoreSize: pick(num(v['restore-size'], 'restore-size'), num(env.BENCH_RESTORE_SIZE, 'BENCH_RESTORE_SIZE'), DEFAULTS.restoreSize),
     connections: pick(num(v.connections, 'connections'), num(env.BENCH_CONNECTIONS, 'BENCH_CONNECTIONS'), DEFAULTS.connections),
     warmup: pick(num(v.warmup, 'warmup'), num(env.BENCH_WARMUP, 'BENCH_WARMUP'), DEFAULTS.warmup),

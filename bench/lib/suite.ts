@@ -28,7 +28,7 @@ export interface BenchResults {
   /** Homebase create throughput by data set size. */
   createSeries: { size: number; figure: Figure }[];
   /** Spawn → first response (health) and spawn → first page of records (loads the collection).
-   *  With records: medians of three starts, each asking for the first page as soon as the
+   *  With records: medians of `startRuns` starts, each asking for the first page as soon as the
    *  health check answered; `pageAfterAnswerMs` is the median of (first page − first answer). */
   start: { size: number; emptyMs?: number; emptyRecordsMs?: number; loadedMs?: number; loadedRecordsMs?: number;
     pageAfterAnswerMs?: number; runs?: Array<{ answerMs: number; pageMs: number }> };
@@ -59,7 +59,6 @@ export function build(log: (s: string) => void): void {
   }
 }
 
-const START_RUNS = 3;
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 
 export async function runBench(o: BenchOptions): Promise<BenchResults> {
@@ -106,9 +105,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     if (!hb) return;
     await writeRecords(hb, people);
     if (people.length === o.startSize) {
-      // Three starts: spawn → first answer (health), then at once the first page of records.
+      // o.startRuns starts (3 by default): spawn → first answer (health), then at once the first page of records.
       const runs: Array<{ answerMs: number; pageMs: number }> = [];
-      for (let i = 0; i < START_RUNS; i++) {
+      for (let i = 0; i < o.startRuns; i++) {
         const first = await startHomebase(hb, '/api/health');
         try {
           const asked = performance.now();
