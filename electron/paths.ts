@@ -16,6 +16,12 @@ export function nameTheApp(app: App): void {
   app.setAppLogsPath();
 }
 
+/** HOMEBASE_DESKTOP_PORT picks another preferred port (1-65535); anything else means 4700. */
+export function desktopPort(value: string | undefined): number {
+  const n = Number(value);
+  return value && /^\d+$/.test(value) && n >= 1 && n <= 65535 ? n : DESKTOP_PORT;
+}
+
 const here = dirname(fileURLToPath(import.meta.url));
 /** `.js` when running the build, `.ts` when tests import the sources. */
 const ext = extname(fileURLToPath(import.meta.url));
@@ -31,6 +37,6 @@ export function appPaths(app: App) {
     serverEntry: join(here, `server-process${ext}`),
     icon: join(resources, 'icon.png'),
     trayIcon: join(resources, 'tray.png'),
-    port: DESKTOP_PORT,
+    port: desktopPort(process.env.HOMEBASE_DESKTOP_PORT),
   };
 }
