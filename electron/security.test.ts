@@ -8,13 +8,13 @@ const ORIGIN = 'http://127.0.0.1:4700';
 describe('console window security', () => {
   beforeEach(() => resetStub());
 
-  it('the CSP allows the console origin only: no inline or eval script, no plugins, no framing', () => {
+  it('the CSP allows the console origin only: no inline or eval script, no plugins, framed only by itself', () => {
     const csp = consoleCsp(ORIGIN);
     expect(csp).toContain("default-src 'self'");
     expect(csp).toMatch(/script-src 'self'(;|$)/);
     expect(csp).not.toMatch(/script-src[^;]*unsafe/);
     expect(csp).toContain("object-src 'none'");
-    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("frame-ancestors 'self'");
     expect(csp).toContain('connect-src \'self\' ws://127.0.0.1:4700');
     expect(csp).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
   });

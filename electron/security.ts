@@ -3,7 +3,7 @@
 // browser), permission requests denied, no <webview>.
 import type { Session, WebContents } from 'electron';
 
-/** The console's CSP: only its own origin, no inline or eval'd script, no plugins, no framing.
+/** The console's CSP: only its own origin, no inline or eval'd script, no plugins, framed only by itself.
  *  Inline styles stay allowed (React and Swagger UI set them). */
 export function consoleCsp(origin: string): string {
   const ws = origin.replace(/^http/, 'ws');
@@ -11,7 +11,7 @@ export function consoleCsp(origin: string): string {
     "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:", "font-src 'self' data:", `connect-src 'self' ${ws}`,
     "media-src 'self' blob:", "worker-src 'self' blob:", "object-src 'none'", "base-uri 'self'",
-    "form-action 'self'", "frame-ancestors 'none'",
+    "form-action 'self'", "frame-ancestors 'self'",
   ].join('; ');
 }
 
