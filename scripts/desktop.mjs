@@ -18,9 +18,9 @@ export function electronBinary(packageDir) {
   return existsSync(binary) ? binary : undefined;
 }
 
-function run(command, args, env = process.env) {
+function run(command, args, env = process.env, { exitOnFailure = true } = {}) {
   const r = spawnSync(command, args, { cwd: root, stdio: 'inherit', env, shell: process.platform === 'win32' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  if (r.status !== 0 && exitOnFailure) process.exit(r.status ?? 1);
 }
 
 function main() {
@@ -32,7 +32,7 @@ function main() {
     const env = { ...process.env };
     delete env.ELECTRON_SKIP_BINARY_DOWNLOAD;
     delete env.npm_config_electron_skip_binary_download;
-    run(process.execPath, [join(packageDir, 'install.js')], env);
+    run(process.execPath, [join(packageDir, 'install.js')], env, { exitOnFailure: false });
     binary = electronBinary(packageDir);
     if (!binary) {
       process.stderr.write('Electron could not be fetched (see above). Check the network, or set ELECTRON_MIRROR, then run npm run desktop again.\n');
