@@ -17,6 +17,9 @@ export interface PgCluster {
   port: number;
   /** A new empty database on the cluster; resolves to its URL. */
   createDatabase(prefix?: string): Promise<string>;
+  /** Stops the server (connections are cut), keeping its data; `resume` starts it again on the same port. */
+  pause(): void;
+  resume(): void;
   stop(): void;
 }
 
@@ -66,6 +69,7 @@ export async function startPgCluster(options: { durable?: boolean } = {}): Promi
   };
   const port = await freePort();
   let started = false;
+  let startArgs: string[] = [];
   const stop = () => {
     if (started) {
       started = false;
@@ -82,6 +86,7 @@ export async function startPgCluster(options: { durable?: boolean } = {}): Promi
     const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
     run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', opts]);
     started = true;
+    startArgs = ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', opts];
   } catch (err) {
     stop();
     throw err;
@@ -90,6 +95,8 @@ export async function startPgCluster(options: { durable?: boolean } = {}): Promi
   let n = 0;
   return {
     url, port, stop,
+    pause() { run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']); },
+    resume() { run('pg_ctl', startArgs); },
     async createDatabase(prefix = 't') {
       const name = `${prefix}_${process.pid}_${++n}`;
       const client = new pg.Client({ connectionString: url });

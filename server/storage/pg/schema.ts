@@ -15,7 +15,7 @@
 //  hb_lower     JavaScript's toLowerCase (Unicode, through ICU when the server has it)
 import type pg from 'pg';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -226,13 +226,32 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 `;
 
+// Version 2: what several processes share besides the stores (coordination.ts).
+const V2 = `
+CREATE TABLE homebase_event_payloads (
+  id uuid PRIMARY KEY, workspace text NOT NULL, event jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE homebase_deliveries (
+  id uuid PRIMARY KEY, workspace text COLLATE "C" NOT NULL, webhook_id text COLLATE "C" NOT NULL, event jsonb NOT NULL,
+  attempt int NOT NULL, due_at timestamptz NOT NULL, leased_until timestamptz);
+CREATE INDEX homebase_deliveries_due ON homebase_deliveries (due_at);
+CREATE INDEX homebase_deliveries_hook ON homebase_deliveries (workspace, webhook_id);
+CREATE TABLE homebase_ticks (
+  workspace text COLLATE "C" NOT NULL, scenario_id text COLLATE "C" NOT NULL, tick timestamptz NOT NULL,
+  PRIMARY KEY (workspace, scenario_id, tick));
+CREATE TABLE homebase_login_attempts (
+  id uuid PRIMARY KEY, workspace text COLLATE "C" NOT NULL, email text COLLATE "C" NOT NULL,
+  begun_at timestamptz NOT NULL DEFAULT now(), failed_at timestamptz);
+CREATE INDEX homebase_login_attempts_key ON homebase_login_attempts (workspace, email);
+`;
+
 /** Upgrades, by the version they lead to. */
 const UPGRADES: Array<(hasIcu: boolean) => string> = [
   (hasIcu) => V1(hasIcu ? 'SELECT lower(s COLLATE "und-x-icu")' : 'SELECT lower(s)'),
+  () => V2,
 ];
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */
-export async function migrate(pool: pg.Pool): Promise<void> {
+export async function migrate(pool: pg.Pool, target = SCHEMA_VERSION): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -244,11 +263,11 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     if (current > SCHEMA_VERSION) {
       throw new SchemaTooNewError(`The database holds Homebase schema version ${current}, newer than this Homebase understands (${SCHEMA_VERSION}); upgrade Homebase or use another database`);
     }
-    if (current < SCHEMA_VERSION) {
+    if (current < target) {
       const hasIcu = (await client.query(`SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'`)).rowCount! > 0;
-      for (let v = current + 1; v <= SCHEMA_VERSION; v++) await client.query(UPGRADES[v - 1](hasIcu));
+      for (let v = current + 1; v <= target; v++) await client.query(UPGRADES[v - 1](hasIcu));
       await client.query(`INSERT INTO homebase_schema (id, version) VALUES (1, $1)
-        ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, upgraded_at = now()`, [SCHEMA_VERSION]);
+        ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, upgraded_at = now()`, [target]);
     }
     await client.query('COMMIT');
   } catch (err) {

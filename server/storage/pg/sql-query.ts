@@ -22,7 +22,8 @@ export function pathExpr(path: string): string {
 /** The expressions a path sorts by, in order (nedb's compareThings). */
 export function sortExprs(path: string): string[] {
   const x = pathExpr(path);
-  return [`hb_rank(${x})`, `hb_num(${x})`, `(hb_str(${x}) COLLATE "C")`, `hb_bool(${x})`, `hb_arr(${x})`];
+  // hb_arr is not inlined (it holds a subquery): called for arrays only.
+  return [`hb_rank(${x})`, `hb_num(${x})`, `(hb_str(${x}) COLLATE "C")`, `hb_bool(${x})`, `(CASE WHEN jsonb_typeof(${x}) = 'array' THEN hb_arr(${x}) END)`];
 }
 
 /** The equality keys of a path (what its GIN index holds). */

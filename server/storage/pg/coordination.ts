@@ -1,0 +1,185 @@
+// What several Homebase processes on one database share, beyond the stores:
+//  - EventRelay: events published by one process reach every process (LISTEN/NOTIFY), so each
+//    can hand them to its own realtime sockets;
+//  - DeliveryQueue: webhook deliveries in a table, each claimed by exactly one process
+//    (SELECT ... FOR UPDATE SKIP LOCKED), with a lease that lapses if that process dies;
+//  - claimTick: a scheduled scenario's tick fires in one process only;
+//  - SharedLoginLimiter: failed-login counts per workspace and email, one window for all processes.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { PgDatabase } from './pg-store.js';
+import { ApiError } from '../../core/errors.js';
+
+/** NOTIFY payloads are limited to 8,000 bytes; larger events travel through a table. */
+const MAX_PAYLOAD = 7000;
+const CHANNEL = 'homebase_events';
+
+export interface RelayedEvent { workspace: string; event: unknown }
+
+/** Publishes events to every process and delivers the other processes' events to `onEvent`. A
+ *  dedicated connection listens; when it is lost it reconnects (events published meanwhile by
+ *  others are not replayed: realtime is "at most once" to a socket, as on one process). */
+export class EventRelay {
+  readonly origin = randomUUID();
+  private client?: pg.Client;
+  private closed = false;
+  private retry?: NodeJS.Timeout;
+
+  private constructor(private readonly db: PgDatabase, private readonly onEvent: (e: RelayedEvent) => void) {}
+
+  static async start(db: PgDatabase, onEvent: (e: RelayedEvent) => void): Promise<EventRelay> {
+    const relay = new EventRelay(db, onEvent);
+    await relay.listen();
+    return relay;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.db.url, application_name: 'homebase-listen' });
+    client.on('error', () => this.reconnect());
+    client.on('end', () => this.reconnect());
+    client.on('notification', (msg) => { if (msg.channel === CHANNEL && msg.payload) void this.receive(msg.payload); });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.client = client;
+  }
+
+  private reconnect(): void {
+    if (this.closed || this.retry) return;
+    const old = this.client;
+    this.client = undefined;
+    old?.removeAllListeners();
+    void old?.end().catch(() => undefined);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (!this.closed) this.listen().catch(() => this.reconnect());
+    }, 500);
+  }
+
+  private async receive(payload: string): Promise<void> {
+    let msg: { o: string; w?: string; e?: unknown; ref?: string };
+    try { msg = JSON.parse(payload); } catch { return; }
+    if (msg.o === this.origin) return; // this process already delivered its own event
+    if (msg.ref) {
+      const row = (await this.db.query<{ workspace: string; event: unknown }>('SELECT workspace, event FROM homebase_event_payloads WHERE id = $1', [msg.ref]).catch(() => undefined))?.rows[0];
+      if (row) this.onEvent({ workspace: row.workspace, event: row.event });
+      return;
+    }
+    this.onEvent({ workspace: msg.w!, event: msg.e });
+  }
+
+  /** Sends an event to the other processes (this process handles its own directly). */
+  async publish(workspace: string, event: unknown): Promise<void> {
+    let payload = JSON.stringify({ o: this.origin, w: workspace, e: event });
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
+      const id = randomUUID();
+      await this.db.query('INSERT INTO homebase_event_payloads (id, workspace, event) VALUES ($1, $2, $3::jsonb)', [id, workspace, JSON.stringify(event)]);
+      // Old payloads are read within moments; keep ten minutes of them.
+      await this.db.query(`DELETE FROM homebase_event_payloads WHERE created_at < now() - interval '10 minutes'`);
+      payload = JSON.stringify({ o: this.origin, ref: id });
+    }
+    await this.db.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const c = this.client;
+    this.client = undefined;
+    if (c) { c.removeAllListeners(); c.on('error', () => undefined); await c.end().catch(() => undefined); }
+  }
+}
+
+export interface Delivery { id: string; workspace: string; webhookId: string; event: unknown; attempt: number }
+
+/** Webhook deliveries waiting or being attempted. `claim` leases due deliveries to one process for
+ *  `leaseMs`; the holder then finishes (`done`) or schedules the next attempt (`retryAt`). A
+ *  lease that lapses (the holder died) makes the delivery claimable again, so pending deliveries
+ *  survive any process's crash. */
+export class DeliveryQueue {
+  constructor(private readonly db: PgDatabase) {}
+
+  async enqueue(d: { workspace: string; webhookId: string; event: unknown; dueAt?: Date }): Promise<string> {
+    const id = randomUUID();
+    await this.db.query('INSERT INTO homebase_deliveries (id, workspace, webhook_id, event, attempt, due_at) VALUES ($1, $2, $3, $4::jsonb, 1, $5)',
+      [id, d.workspace, d.webhookId, JSON.stringify(d.event), d.dueAt ?? new Date()]);
+    return id;
+  }
+
+  async claim(limit: number, leaseMs: number): Promise<Delivery[]> {
+    const { rows } = await this.db.query<{ id: string; workspace: string; webhook_id: string; event: unknown; attempt: number }>(`
+      UPDATE homebase_deliveries d SET leased_until = now() + $2 * interval '1 millisecond'
+      FROM (SELECT id FROM homebase_deliveries WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
+            ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS c
+      WHERE d.id = c.id
+      RETURNING d.id, d.workspace, d.webhook_id, d.event, d.attempt`, [limit, leaseMs]);
+    return rows.map((r) => ({ id: r.id, workspace: r.workspace, webhookId: r.webhook_id, event: r.event, attempt: r.attempt }));
+  }
+
+  async done(id: string): Promise<void> {
+    await this.db.query('DELETE FROM homebase_deliveries WHERE id = $1', [id]);
+  }
+
+  async retryAt(id: string, dueAt: Date): Promise<void> {
+    await this.db.query('UPDATE homebase_deliveries SET attempt = attempt + 1, due_at = $2, leased_until = NULL WHERE id = $1', [id, dueAt]);
+  }
+
+  /** Drops a webhook's pending deliveries (the webhook was deleted). */
+  async forget(workspace: string, webhookId: string): Promise<void> {
+    await this.db.query('DELETE FROM homebase_deliveries WHERE workspace = $1 AND webhook_id = $2', [workspace, webhookId]);
+  }
+
+  async pending(workspace: string): Promise<number> {
+    return (await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM homebase_deliveries WHERE workspace = $1', [workspace])).rows[0].n;
+  }
+}
+
+/** True in exactly one of the processes that call it for the same scenario and tick. */
+export async function claimTick(db: PgDatabase, workspace: string, scenarioId: string, tick: Date): Promise<boolean> {
+  const { rowCount } = await db.query(`INSERT INTO homebase_ticks (workspace, scenario_id, tick) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [workspace, scenarioId, tick]);
+  // Ticks a day older than this one can no longer be claimed by anyone in step with the clock.
+  if (rowCount) void db.query(`DELETE FROM homebase_ticks WHERE tick < $1::timestamptz - interval '1 day'`, [tick]).catch(() => undefined);
+  return (rowCount ?? 0) > 0;
+}
+
+/** The failed-login limiter of CONTRACT §3 (the same rules as modules/auth/rate-limit.ts) kept in
+ *  the database, so that guesses spread over several processes meet one limit: more than `limit`
+ *  failures for one email within a minute → 429 with Retry-After; at most `limit - failures`
+ *  attempts per email in flight at once, across processes (an attempt holds a row while it runs;
+ *  one left by a process that died lapses after a while). */
+export class SharedLoginLimiter {
+  constructor(private readonly db: PgDatabase, private readonly limit: number, private readonly windowMs = 60_000, private readonly staleMs = 30_000) {}
+
+  /** Admits an attempt (waiting while too many are in flight), or throws 429. */
+  async begin(workspace: string, email: string): Promise<string> {
+    for (;;) {
+      const admitted = await this.db.tx(async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-login:${workspace}/${email}`]);
+        await c.query(`DELETE FROM homebase_login_attempts WHERE workspace = $1 AND email = $2 AND (failed_at < now() - $3 * interval '1 millisecond'
+          OR (failed_at IS NULL AND begun_at < now() - $4 * interval '1 millisecond'))`, [workspace, email, this.windowMs, this.staleMs]);
+        const row = (await c.query<{ failures: number; pending: number; oldest_ms: number | null }>(`
+          SELECT count(failed_at)::int AS failures, (count(*) - count(failed_at))::int AS pending,
+                 extract(epoch FROM (min(failed_at) + $3 * interval '1 millisecond' - now())) * 1000 AS oldest_ms
+          FROM homebase_login_attempts WHERE workspace = $1 AND email = $2`, [workspace, email, this.windowMs])).rows[0];
+        if (row.failures >= this.limit) return { retryAfter: Math.max(1, Math.ceil(Number(row.oldest_ms) / 1000)) };
+        if (row.failures + row.pending >= this.limit) return undefined;
+        const id = randomUUID();
+        await c.query('INSERT INTO homebase_login_attempts (id, workspace, email) VALUES ($1, $2, $3)', [id, workspace, email]);
+        return { id };
+      });
+      if (admitted?.id) return admitted.id;
+      if (admitted?.retryAfter) throw ApiError.rateLimited(admitted.retryAfter);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** The attempt is over: a failure counts from now on, a success never does. */
+  async end(id: string, failed: boolean): Promise<void> {
+    if (failed) await this.db.query('UPDATE homebase_login_attempts SET failed_at = now() WHERE id = $1', [id]);
+    else await this.db.query('DELETE FROM homebase_login_attempts WHERE id = $1', [id]);
+  }
+
+  /** Forgets a workspace's failures (reset, restore, import). */
+  async clearWorkspace(workspace: string): Promise<void> {
+    await this.db.query('DELETE FROM homebase_login_attempts WHERE workspace = $1', [workspace]);
+  }
+}
