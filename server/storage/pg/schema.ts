@@ -242,6 +242,13 @@ CREATE TABLE homebase_login_attempts (
   id uuid PRIMARY KEY, workspace text COLLATE "C" NOT NULL, email text COLLATE "C" NOT NULL,
   begun_at timestamptz NOT NULL DEFAULT now(), failed_at timestamptz);
 CREATE INDEX homebase_login_attempts_key ON homebase_login_attempts (workspace, email);
+CREATE TABLE homebase_snapshots (
+  id bigserial PRIMARY KEY, workspace text COLLATE "C" NOT NULL, name text COLLATE "C" NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(), UNIQUE (workspace, name));
+CREATE TABLE homebase_snapshot_tables (
+  snapshot_id bigint NOT NULL REFERENCES homebase_snapshots (id) ON DELETE CASCADE,
+  store_name text COLLATE "C" NOT NULL, table_name text COLLATE "C" NOT NULL UNIQUE,
+  PRIMARY KEY (snapshot_id, store_name));
 `;
 
 /** Upgrades, by the version they lead to. */
