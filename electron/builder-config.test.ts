@@ -39,6 +39,8 @@ describe('electron-builder.yml', () => {
     expect(config).toMatchObject({ appId: 'dev.homebase.desktop', productName: 'Homebase', asar: true });
     expect(config.asarUnpack).toContain('node_modules/bcrypt/**/*');
     expect(pkg.dependencies.bcrypt).toBeDefined();
+    // tsx runs a checkout's sources for the CLI; the app never loads it, nor its esbuild binary.
+    expect(config.files).toEqual(expect.arrayContaining(['!node_modules/tsx/**', '!node_modules/esbuild/**', '!node_modules/@esbuild/**']));
   });
 
   it('builds AppImage and deb, dmg for x64 and arm64, and nsis, with committed icons', () => {
