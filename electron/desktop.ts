@@ -9,6 +9,7 @@ import type { ServerFailure, ServerReady } from './server-protocol.js';
 import type { Settings } from './settings.js';
 import type { Log } from './logs.js';
 import { createConsoleWindow, showConsole } from './window.js';
+import { freeBytes, watchDiskSpace, type FreeBytes } from './disk-space.js';
 
 export interface DesktopPaths {
   defaultDataDir: string;
@@ -24,9 +25,10 @@ export class Desktop {
   win: BrowserWindow | undefined;
   tray: Tray | undefined;
   quitting = false;
+  private stopDiskWatch: (() => void) | undefined;
 
   constructor(readonly paths: DesktopPaths, readonly settings: Settings, readonly log: Log, readonly host: ServerHost,
-    private readonly quitApp: () => void) {
+    private readonly quitApp: () => void, private readonly diskFree: FreeBytes = freeBytes) {
     host.on('crashed', (failure) => void this.onCrash(failure));
   }
 
@@ -87,6 +89,8 @@ export class Desktop {
 
   private afterStart(info: ServerReady): void {
     this.refreshMenus();
+    this.stopDiskWatch?.();
+    this.stopDiskWatch = watchDiskSpace(info.dataDir, (free) => this.warnLowDisk(info.dataDir, free), { free: this.diskFree });
     if (this.win && !this.win.isDestroyed()) void showConsole(this.win, info.consoleUrl).catch((e) => this.log.write(`console did not load: ${e}`));
     if (info.preferredPortTaken) {
       void this.messageBox({ type: 'info', title: 'Another port', message: `Port ${this.paths.port} is in use, so Homebase listens on ${info.consoleUrl} this time.`,
@@ -99,6 +103,14 @@ export class Desktop {
         detail: `Email: ${email}\nPassword: ${password}\n\nThis password is shown once; change it in the console if you like.`,
         buttons: ['OK', 'Copy Password'] }).then(({ response }) => { if (response === 1) clipboard.writeText(password); });
     }
+  }
+
+  private warnLowDisk(dataDir: string, free: number): void {
+    this.log.write(`low disk space: ${Math.round(free / 1024 / 1024)} MB left for ${dataDir}`);
+    void this.messageBox({ type: 'warning', title: 'Disk almost full', message: 'The disk holding the data folder is almost full.',
+      detail: `Only ${Math.round(free / 1024 / 1024)} MB are left for ${dataDir}. Once it is full, Homebase refuses writes (nothing it acknowledged is lost). `
+        + 'Free some space, or move to a data folder on another disk (Server → Change the Data Folder…).',
+      buttons: ['OK', 'Open the Data Folder'] }).then(({ response }) => { if (response === 1) void shell.openPath(dataDir); });
   }
 
   openWindow(): BrowserWindow {
@@ -116,6 +128,7 @@ export class Desktop {
   }
 
   async restart(dataDir = this.dataDir()): Promise<void> {
+    this.stopDiskWatch?.();
     await this.host.stop();
     this.refreshMenus();
     if (!(await this.startServer(dataDir))) this.quitApp();
