@@ -83,6 +83,13 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // A raw file-system error of a full or unwritable disk met outside the stores (which throw
+  // their own StorageError, storage/errors.ts): 507 / 503, never 500.
+  const errno = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (errno === 'ENOSPC' || errno === 'EDQUOT') return new ApiError('INSUFFICIENT_STORAGE', 'The disk holding the data folder is full: the change was not saved. Free some space; writes resume by themselves.');
+  if (errno === 'EROFS' || errno === 'EACCES' || errno === 'EPERM') {
+    return new ApiError('UNAVAILABLE', `The data folder cannot be written (${errno}): the change was not saved. Make it writable by the server's user; writes resume by themselves.`, {}, { 'Retry-After': '5' });
+  }
   const e = err as { type?: string; status?: number; statusCode?: number; errorType?: string; key?: unknown } | undefined;
   // body-parser / raw-body errors
   if (e?.type === 'entity.too.large') return ApiError.tooLarge();

@@ -1,86 +1,152 @@
-// Loads a nedb datafile into a nedb engine faster than nedb's own loader, with the same
-// semantics: the crash-recovery step (`file~`), last line of an _id wins, `$$deleted` removes,
-// `$$indexCreated` / `$$indexRemoved`, dates revived, corrupt lines tolerated up to nedb's 10 %.
-// Differences, for speed: one read + one JSON.parse per line (the date reviver only on lines
-// that hold a date), indexes built in bulk (bulk-index.ts), and the file is rewritten (nedb's
-// crash-safe compaction) only when it needs it: superseded, deleted or corrupt lines, removed
-// or repeated index lines, or a last line without its newline. A file already in compact form
-// is left as it is: appends go on after its last line exactly as after a rewrite.
-import { readFile } from 'node:fs/promises';
+// An nedb datafile on disk: one JSON document per line (nedb's format: a later line of an _id
+// wins, `$$deleted` removes, `$$indexCreated` / `$$indexRemoved`), read and written here rather
+// than by nedb so that every write goes through disk.ts and a failed one leaves no trace:
+// - reading: one read + one JSON.parse per line (the date reviver only on lines that hold a
+//   date); a damaged line (a crash or a full disk mid-append) is dropped, and a complete record
+//   glued after a partial one is recovered; more than 10 % damaged lines refuse the load, as nedb;
+// - appending: a failed append is cut back to the file's previous length, so a partial line never
+//   swallows the next write (and if even that fails, the next append starts on a new line);
+// - rewriting (compaction, swaps): the whole content beside the file, flushed, renamed over it.
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import model from '@seald-io/nedb/lib/model.js';
-import storage from '@seald-io/nedb/lib/storage.js';
-import { bulkResetIndex } from './bulk-index.js';
-import type { NedbEngine, NedbIndex } from './nedb-types.js';
+import * as disk from './disk.js';
+import { toStorageError } from './errors.js';
 
 const CORRUPT_ALERT_THRESHOLD = 0.1;
 
-type Doc = Record<string, unknown> & { _id?: unknown };
-interface IndexSpec { fieldName: string; unique?: boolean; sparse?: boolean }
+export type Doc = Record<string, unknown> & { _id?: unknown };
+export interface IndexSpec { fieldName: string; unique?: boolean; sparse?: boolean }
 
-export interface LoadOutcome { docs: number; rewritten: boolean }
+export interface ParsedFile {
+  /** Live documents, in the order of their first line. */
+  docs: Doc[];
+  /** Index definitions still in force. */
+  specs: IndexSpec[];
+  /** The file holds superseded, deleted, damaged or index-removal lines: worth a rewrite. */
+  needsRewrite: boolean;
+  /** Its length in bytes. */
+  bytes: number;
+}
+
+const serializeDoc = (model as unknown as { serialize(o: unknown): string }).serialize;
+export const serialize = (doc: unknown): string => serializeDoc(doc);
 
 /** Parses one line as nedb's model.deserialize does; the reviver only runs when a date may be there. */
 function parseLine(line: string): Doc {
-  return line.includes('$$date') || line.includes('\\u') ? model.deserialize(line) as Doc : JSON.parse(line) as Doc;
+  const doc = line.includes('$$date') || line.includes('\\u') ? model.deserialize(line) as Doc : JSON.parse(line) as Doc;
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not a document');
+  return doc;
 }
 
-/** Loads `filename` into `engine` (whose executor must not be ready yet) and marks it ready. */
-export async function loadDatafile(engine: NedbEngine, filename: string): Promise<LoadOutcome> {
-  return engine.executor.pushAsync(async () => {
-    engine._resetIndexes();
-    await storage.ensureParentDirectoryExistsAsync(filename, 0o755);
-    await storage.ensureDatafileIntegrityAsync(filename, 0o644);
-    const raw = await readFile(filename, 'utf8');
+/** A damaged line may be a partial record with a complete one glued after it (an append that
+ *  failed half-way, then a successful one): the complete one is kept. */
+function recoverTail(line: string): Doc | undefined {
+  for (let i = line.indexOf('{"', 1); i !== -1; i = line.indexOf('{"', i + 1)) {
+    try { return parseLine(line.slice(i)); } catch { /* try the next start */ }
+  }
+  return undefined;
+}
 
-    const byId = new Map<unknown, Doc>();
-    const specs = new Map<string, IndexSpec>();
-    let lines = 0, corrupt = 0, docLines = 0, indexLines = 0, removedIndexes = 0;
-    let start = 0;
-    while (start < raw.length) {
-      let end = raw.indexOf('\n', start);
-      if (end === -1) end = raw.length;
-      const line = raw.slice(start, end);
-      start = end + 1;
-      if (line === '') continue;
-      lines++;
-      try {
-        const doc = parseLine(line);
-        if (doc._id) {
-          docLines++;
-          if (doc.$$deleted === true) byId.delete(doc._id);
-          else byId.set(doc._id, doc); // a later line wins, in the first line's place (as nedb)
-        } else if ((doc.$$indexCreated as IndexSpec | undefined)?.fieldName != null) {
-          indexLines++;
-          const spec = doc.$$indexCreated as IndexSpec;
-          specs.set(spec.fieldName, spec);
-        } else if (typeof doc.$$indexRemoved === 'string') {
-          removedIndexes++;
-          specs.delete(doc.$$indexRemoved);
-        }
-      } catch {
-        corrupt++;
-      }
-    }
-    if (lines > 0 && corrupt / lines > CORRUPT_ALERT_THRESHOLD) {
-      const rate = corrupt / lines;
-      throw Object.assign(new Error(`${Math.floor(100 * rate)}% of the data file is corrupt, more than given corruptAlertThreshold (${Math.floor(100 * CORRUPT_ALERT_THRESHOLD)}%). Cautiously refusing to start NeDB to prevent dataloss.`),
-        { corruptionRate: rate, corruptItems: corrupt, dataLength: lines });
-    }
+/** Reads a datafile; a missing one is empty. A `file~` beside it (a rewrite cut short) is
+ *  finished (no file: the rewrite had completed its copy) or discarded (the file is whole). */
+export async function readDatafile(filename: string): Promise<ParsedFile> {
+  const temp = `${filename}~`;
+  const hasFile = await stat(filename).then(() => true, () => false);
+  const hasTemp = await stat(temp).then(() => true, () => false);
+  if (!hasFile && hasTemp) await rename(temp, filename);
+  else if (hasTemp) await rm(temp, { force: true }).catch(() => undefined);
+  const raw = await readFile(filename, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
 
-    const IndexClass = engine.indexes._id.constructor as new (spec: IndexSpec) => NedbIndex;
-    for (const [field, spec] of specs) engine.indexes[field] = new IndexClass(spec);
-    const data = [...byId.values()];
+  const byId = new Map<unknown, Doc>();
+  const specs = new Map<string, IndexSpec>();
+  let lines = 0, corrupt = 0, docLines = 0, indexLines = 0, removedIndexes = 0;
+  const take = (doc: Doc) => {
+    if (doc._id) {
+      docLines++;
+      if (doc.$$deleted === true) byId.delete(doc._id);
+      else byId.set(doc._id, doc); // a later line wins, in the first line's place (as nedb)
+    } else if ((doc.$$indexCreated as IndexSpec | undefined)?.fieldName != null) {
+      indexLines++;
+      const spec = doc.$$indexCreated as IndexSpec;
+      specs.set(spec.fieldName, spec);
+    } else if (typeof doc.$$indexRemoved === 'string') {
+      removedIndexes++;
+      specs.delete(doc.$$indexRemoved);
+    }
+  };
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf('\n', start);
+    if (end === -1) end = raw.length;
+    const line = raw.slice(start, end);
+    start = end + 1;
+    if (line === '') continue;
+    lines++;
     try {
-      for (const index of Object.values(engine.indexes)) bulkResetIndex(index, data);
-    } catch (err) {
-      engine._resetIndexes();
-      throw err;
+      take(parseLine(line));
+    } catch {
+      corrupt++;
+      const tail = recoverTail(line);
+      if (tail) take(tail);
     }
+  }
+  if (lines > 0 && corrupt / lines > CORRUPT_ALERT_THRESHOLD) {
+    throw new Error(`${Math.floor((100 * corrupt) / lines)}% of the lines of ${filename} are corrupt (more than 10 %): refusing to load it, to avoid losing data. Restore the file from a backup or remove the damaged lines.`);
+  }
+  const docs = [...byId.values()];
+  const needsRewrite = corrupt > 0 || docLines !== docs.length || removedIndexes > 0 || indexLines !== specs.size
+    || (raw.length > 0 && !raw.endsWith('\n'));
+  return { docs, specs: [...specs.values()], needsRewrite, bytes: Buffer.byteLength(raw) };
+}
 
-    const rewrite = corrupt > 0 || docLines !== data.length || removedIndexes > 0 || indexLines !== specs.size
-      || (raw.length > 0 && !raw.endsWith('\n'));
-    if (rewrite) await engine.persistence.persistCachedDatabaseAsync();
-    engine.executor.processBuffer();
-    return { docs: data.length, rewritten: rewrite };
-  }, true);
+/** The lines of a compact file holding `docs` and `indexes` (as nedb's compaction writes it). */
+export function compactText(docs: Iterable<unknown>, indexes: IndexSpec[]): string {
+  const parts: string[] = [];
+  for (const d of docs) parts.push(serialize(d));
+  for (const i of indexes) parts.push(serialize({ $$indexCreated: { fieldName: i.fieldName, unique: !!i.unique, sparse: !!i.sparse } }));
+  return parts.length ? parts.join('\n') + '\n' : '';
+}
+
+/** The append-only file of one store. */
+export class DataFile {
+  /** Length of the file as this process last left it whole. */
+  private size: number;
+  /** An undo failed: the file may end in a partial line, so the next append starts a new one. */
+  private broken = false;
+
+  constructor(readonly path: string, bytes: number) { this.size = bytes; }
+
+  /** Appends whole lines; on failure the file is as before and the error is a storage error. */
+  async append(text: string): Promise<void> {
+    const data = this.broken ? `\n${text}` : text;
+    try {
+      await disk.append(this.path, data);
+    } catch (err) {
+      try {
+        await disk.truncate(this.path, this.size);
+      } catch (undo) {
+        if ((undo as NodeJS.ErrnoException).code !== 'ENOENT') this.broken = true;
+      }
+      throw toStorageError(err, this.path);
+    }
+    this.size += Buffer.byteLength(data);
+    this.broken = false;
+  }
+
+  /** Replaces the whole file (crash-safe); on failure the old file stays as it was. */
+  async rewrite(text: string): Promise<void> {
+    try {
+      await disk.writeAtomic(this.path, text, 0o644);
+    } catch (err) {
+      throw toStorageError(err, this.path);
+    }
+    this.size = Buffer.byteLength(text);
+    this.broken = false;
+  }
+
+  /** The file now holds `bytes` (after it was swapped in from elsewhere). */
+  reset(bytes: number): void { this.size = bytes; this.broken = false; }
 }

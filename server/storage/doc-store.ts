@@ -1,15 +1,23 @@
-// A document store: one nedb-promises datastore (one append-only file, or memory only), with
-// writes through nedb (durable once they resolve: appended to the file before the promise
-// settles, so they survive kill -9) and reads through the query planner in query.ts.
+// A document store: one nedb engine held in memory (documents and indexes, read through the
+// query planner in query.ts) and, on disk, one append-only file written by datafile.ts.
+//
+// Guarantees (docs/storage-layout.md):
+// - A write becomes visible only once it is durable: it is checked against the unique indexes,
+//   appended to the file, and only then applied in memory. A write whose append fails is not
+//   applied and leaves nothing in the file; it rejects with a storage error (errors.ts).
+// - Writes to one store are applied one at a time, in the order they were called.
+// - `exclusive(id, fn)` runs read-modify-write sections on one document one after another, so
+//   that concurrent partial updates each see the previous one's result and none is lost.
 import Datastore from 'nedb-promises';
 import model from '@seald-io/nedb/lib/model.js';
 import { rm } from 'node:fs/promises';
 import { ApiError } from '../core/errors.js';
 import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
-import { loadDatafile } from './datafile.js';
+import { DataFile, compactText, readDatafile, serialize } from './datafile.js';
 import { bulkResetIndex } from './bulk-index.js';
-import { patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
+import { checkObject, patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
+import { StorageError } from './errors.js';
 
 export type { Doc, StoreQuery, QueryResult };
 
@@ -22,40 +30,74 @@ export interface DocStoreOptions {
   compactEvery?: number;
 }
 
+/** A change prepared against the store but not yet applied: its file content and how to apply
+ *  it in memory. Swaps (state.ts) write several stores' changes through a journal first. */
+export interface StagedChange {
+  store: DocStore;
+  /** Lines to append to the store's file, or the whole new file (`rewrite`). */
+  text: string;
+  rewrite: boolean;
+  /** Applies the change in memory (call once the file holds it; cannot fail). */
+  apply(): void;
+}
+
 const DEFAULT_COMPACT_MS = 10 * 60 * 1000;
 /** Compact early once the file holds this many superseded lines beyond the live documents. */
 const COMPACT_AFTER_WRITES = 20_000;
 
+type IndexClass = new (spec: { fieldName: string; unique?: boolean; sparse?: boolean }) => NedbIndex & {
+  insert(doc: unknown): void; remove(doc: unknown): void; update(a: unknown, b: unknown): void; revertUpdate(a: unknown, b: unknown): void;
+};
+
 export class DocStore {
-  private readonly ds: Datastore<Doc>;
   private readonly engine: NedbEngine;
+  private readonly file: DataFile | undefined;
   private count = 0;
   private writesSinceCompaction = 0;
   private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** Tail of the store's write queue. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Per-document read-modify-write sections (exclusive). */
+  private readonly sections = new Map<string, Promise<void>>();
 
-  private constructor(readonly filename: string | undefined, options: DocStoreOptions) {
-    this.ds = Datastore.create(filename ? { filename } : { inMemoryOnly: true }) as unknown as Datastore<Doc>;
-    this.engine = (this.ds as unknown as { __original: NedbEngine }).__original;
+  private constructor(readonly filename: string | undefined, bytes: number) {
+    const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
+    this.engine = ds.__original;
     patchKeyCheck();
     patchBucketDelete(this.engine.indexes._id);
     patchArrayCount(this.engine.indexes._id);
-    const every = options.compactEvery ?? DEFAULT_COMPACT_MS;
-    if (filename && every > 0) this.engine.setAutocompactionInterval(every);
+    this.file = filename ? new DataFile(filename, bytes) : undefined;
   }
 
   /** Opens (and, on disk, loads: datafile.ts, compacting only when the file needs it) a store.
-   *  Every store keeps an ordered index on `createdAt`, the default order of lists. */
+   *  Every store keeps an ordered index on `createdAt`, the default order of lists. Nothing is
+   *  kept alive when the load fails (no timer runs before it succeeds). */
   static async open(options: DocStoreOptions = {}): Promise<DocStore> {
-    const store = new DocStore(options.filename, options);
-    if (options.filename) store.count = (await loadDatafile(store.engine, options.filename)).docs;
-    else await store.ds.load();
+    const parsed = options.filename ? await readDatafile(options.filename) : undefined;
+    const store = new DocStore(options.filename, parsed?.bytes ?? 0);
+    await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync(); // memory only: marks it ready
+    if (parsed) {
+      const Index = store.IndexClass;
+      for (const spec of parsed.specs) store.engine.indexes[spec.fieldName] = new Index(spec);
+      for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, parsed.docs);
+      store.count = parsed.docs.length;
+      // A file with superseded or damaged lines is rewritten; if the disk refuses, the store
+      // still loads (reads work) and the rewrite waits for the next compaction.
+      if (parsed.needsRewrite) await store.compactNow().catch(() => undefined);
+    }
     await store.ensureIndex({ fieldName: 'createdAt' });
+    const every = options.compactEvery ?? DEFAULT_COMPACT_MS;
+    if (options.filename && every > 0) {
+      store.timer = setInterval(() => { if (store.writesSinceCompaction > 0) void store.compact().catch(() => undefined); }, every);
+      store.timer.unref();
+    }
     return store;
   }
 
   get size(): number { return this.count; }
 
-  /** The stored document, not a copy: callers must not mutate it (nedb replaces, never mutates, on update). */
+  /** The stored document, not a copy: callers must not mutate it (stores replace, never mutate). */
   get(id: string): Doc | undefined {
     if (typeof id !== 'string') return undefined;
     return this.engine.indexes._id.getMatching(id)[0] as Doc | undefined;
@@ -73,82 +115,206 @@ export class DocStore {
 
   find(query: StoreQuery): QueryResult { return runQuery(this.engine, this.count, query); }
 
+  /** Runs `fn` alone among the sections of the same document `id`: a read-modify-write (read
+   *  the document, validate, write its next version) never interleaves with another on that
+   *  document, so concurrent partial updates apply one after another. Reads elsewhere go on. */
+  async exclusive<T>(id: string, fn: () => Promise<T> | T): Promise<T> {
+    const before = this.sections.get(id);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => { release = resolve; });
+    const tail = before ? before.then(() => mine) : mine;
+    this.sections.set(id, tail);
+    try {
+      if (before) await before;
+      return await fn();
+    } finally {
+      release();
+      if (this.sections.get(id) === tail) this.sections.delete(id);
+    }
+  }
+
+  /** Reads document `id`, computes its next version with `change` (undefined: leave it) and
+   *  writes it, all within `exclusive(id)`. Resolves to the stored result (or undefined if the
+   *  document is missing or unchanged by `change`). */
+  async update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>): Promise<Doc | undefined> {
+    return this.exclusive(id, async () => {
+      const current = this.get(id);
+      if (!current) return undefined;
+      const next = await change(current);
+      return next ? this.replace(id, next) : undefined;
+    });
+  }
+
   async insert(doc: Doc): Promise<Doc> {
-    const inserted = await this.write(() => this.engine.insertAsync(doc)) as Doc;
-    this.count++;
-    return this.get(inserted._id) ?? inserted;
+    return this.write(async () => {
+      const prepared = this.prepare(doc);
+      if (this.get(prepared._id)) throw uniqueViolated(prepared._id);
+      this.tryInsert([prepared]);
+      await this.file?.append(serialize(prepared) + '\n');
+      this.engine._addToIndexes(prepared);
+      this.count++;
+      return prepared;
+    });
   }
 
   async insertMany(docs: Doc[]): Promise<void> {
     if (docs.length === 0) return;
-    await this.write(() => this.engine.insertAsync(docs));
-    this.count += docs.length;
+    await this.write(async () => {
+      const prepared = docs.map((d) => this.prepare(d));
+      const ids = new Set<string>();
+      for (const p of prepared) { if (this.get(p._id) || ids.has(p._id)) throw uniqueViolated(p._id); ids.add(p._id); }
+      this.tryInsert(prepared);
+      await this.file?.append(prepared.map((p) => serialize(p)).join('\n') + '\n');
+      for (const p of prepared) this.engine._addToIndexes(p);
+      this.count += prepared.length;
+    });
   }
 
   /** Replaces a whole document; resolves to the stored one, or undefined if it is gone. */
   async replace(id: string, doc: Doc): Promise<Doc | undefined> {
-    const { numAffected } = await this.write(() => this.engine.updateAsync({ _id: id }, { ...doc, _id: id }, {}));
-    return numAffected ? this.get(id) : undefined;
+    return this.write(async () => {
+      const old = this.get(id);
+      if (!old) return undefined;
+      const next = this.prepare({ ...doc, _id: id });
+      this.tryUpdate([{ oldDoc: old, newDoc: next }]);
+      await this.file?.append(serialize(next) + '\n');
+      this.engine._updateIndexes([{ oldDoc: old, newDoc: next }]);
+      return next;
+    });
   }
 
   async remove(id: string): Promise<boolean> {
-    const n = await this.write(() => this.engine.removeAsync({ _id: id }, {}));
-    this.count -= n;
-    return n > 0;
+    return this.write(async () => {
+      const old = this.get(id);
+      if (!old) return false;
+      await this.file?.append(serialize({ $$deleted: true, _id: id }) + '\n');
+      this.engine._removeFromIndexes(old);
+      this.count--;
+      return true;
+    });
   }
 
   /** Removes every document matching a plain nedb query (ids, owners); resolves to the number removed. */
   async removeWhere(query: Record<string, unknown>): Promise<number> {
-    const n = await this.write(() => this.engine.removeAsync(query, { multi: true }));
-    this.count -= n;
-    return n;
+    return this.write(async () => {
+      const match = (model as unknown as { match(d: unknown, q: unknown): boolean }).match;
+      const gone = this.all().filter((d) => match(d, query));
+      if (gone.length === 0) return 0;
+      await this.file?.append(gone.map((d) => serialize({ $$deleted: true, _id: d._id })).join('\n') + '\n');
+      for (const d of gone) this.engine._removeFromIndexes(d);
+      this.count -= gone.length;
+      return gone.length;
+    });
   }
 
-  /** Swaps the whole content at once, in memory and on disk (a crash-safe rewrite): for
-   *  restore, import and reset. Indexes are rebuilt; a unique violation leaves the old content. */
+  /** Swaps the whole content at once, in memory and on disk (a crash-safe rewrite). Indexes are
+   *  rebuilt; a unique violation leaves the old content. */
   async replaceAll(docs: Doc[]): Promise<void> {
-    const copies = docs.map((d) => model.deepCopy(d));
-    await this.engine.executor.pushAsync(async () => {
-      const previous = this.engine.getAllData();
-      try {
-        this.engine._resetIndexes(copies);
-      } catch (err) {
-        this.engine._resetIndexes(previous);
-        throw err;
-      }
-      await this.engine.persistence.persistCachedDatabaseAsync();
-    }, true);
-    this.count = copies.length;
-    this.writesSinceCompaction = 0;
+    await this.write(async () => {
+      const staged = this.stageReplaceAll(docs);
+      await this.file?.rewrite(staged.text);
+      staged.apply();
+    });
   }
+
+  /** Prepares replacing the whole content with `docs` (indexes built aside: a unique violation
+   *  throws here and changes nothing). Call inside `holdWrites`. */
+  stageReplaceAll(docs: Doc[]): StagedChange {
+    const copies = docs.map((d) => model.deepCopy(d));
+    const fresh: Record<string, NedbIndex> = {};
+    for (const [key, index] of Object.entries(this.engine.indexes)) {
+      const built = new this.IndexClass({ fieldName: index.fieldName, unique: index.unique, sparse: index.sparse });
+      bulkResetIndex(built, copies);
+      fresh[key] = built;
+    }
+    return {
+      store: this, rewrite: true, text: this.file ? compactText(copies, this.indexSpecs()) : '',
+      apply: () => {
+        for (const key of Object.keys(this.engine.indexes)) delete this.engine.indexes[key];
+        Object.assign(this.engine.indexes, fresh);
+        this.count = copies.length;
+        this.writesSinceCompaction = 0;
+      },
+    };
+  }
+
+  /** Prepares a set of changes (documents to put, whole, and ids to delete) as lines to append;
+   *  checked against the unique indexes (a violation throws here and changes nothing). Call
+   *  inside `holdWrites`. */
+  stageChanges(put: Doc[], deleted: string[]): StagedChange {
+    const prepared = put.map((d) => this.prepare(d));
+    const removed = deleted.map((id) => this.get(id)).filter((d): d is Doc => !!d);
+    const pairs = prepared.map((p) => ({ oldDoc: this.get(p._id), newDoc: p }));
+    const applyMemory = () => {
+      for (const d of removed) this.engine._removeFromIndexes(d);
+      for (const { oldDoc, newDoc } of pairs) {
+        if (oldDoc) this.engine._updateIndexes([{ oldDoc, newDoc }]);
+        else this.engine._addToIndexes(newDoc);
+      }
+    };
+    const undoMemory = (upTo: number) => {
+      for (let i = upTo - 1; i >= 0; i--) {
+        const { oldDoc, newDoc } = pairs[i];
+        if (oldDoc) this.engine._updateIndexes([{ oldDoc: newDoc, newDoc: oldDoc }]);
+        else this.engine._removeFromIndexes(newDoc);
+      }
+      for (const d of removed) this.engine._addToIndexes(d);
+    };
+    // A trial run, undone in the same tick (no reader sees it): finds unique violations.
+    for (const d of removed) this.engine._removeFromIndexes(d);
+    let done = 0;
+    try {
+      for (const { oldDoc, newDoc } of pairs) {
+        if (oldDoc) this.engine._updateIndexes([{ oldDoc, newDoc }]);
+        else this.engine._addToIndexes(newDoc);
+        done++;
+      }
+    } finally {
+      undoMemory(done);
+    }
+    const lines = [...removed.map((d) => serialize({ $$deleted: true, _id: d._id })), ...prepared.map((p) => serialize(p))];
+    return {
+      store: this, rewrite: false, text: lines.length ? lines.join('\n') + '\n' : '',
+      apply: () => {
+        applyMemory();
+        this.count += pairs.filter((p) => !p.oldDoc).length - removed.length;
+        this.writesSinceCompaction += lines.length;
+      },
+    };
+  }
+
+  /** Runs `fn` with this store's write queue held: no other write starts until it settles. */
+  holdWrites<T>(fn: () => Promise<T>): Promise<T> { return this.write(fn); }
+
+  /** The file now holds `bytes` written by someone else (a swap's journal): keep appending after them. */
+  fileReplaced(bytes: number): void { this.file?.reset(bytes); }
 
   /** Creates an index (a no-op when it exists); a unique index over duplicate values fails
    *  with 409 and is not created. */
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    // A compound index ("a,b") must reach nedb as an array of fields; nedb keys it by the
-    // fields sorted and comma-joined (see indexKey).
-    const fields = spec.fieldName.split(',');
-    const fieldName = fields.length > 1 ? fields : spec.fieldName;
-    // Unique indexes are sparse, so that many documents may lack the field.
-    const options = { fieldName, unique: !!spec.unique, sparse: !!spec.unique };
-    if (typeof fieldName !== 'string') { await this.write(() => this.engine.ensureIndexAsync(options)); return; }
-    if (this.engine.indexes[fieldName]) return;
-    // A single field: built in bulk (bulk-index.ts) rather than by nedb's one-by-one inserts,
-    // then persisted as nedb does, with an `$$indexCreated` line.
+    // A compound index ("a,b") is keyed by its fields sorted and comma-joined (indexKey).
+    const fields = spec.fieldName.split(',').sort();
+    const key = fields.join(',');
+    if (this.engine.indexes[key]) return;
     await this.write(async () => {
-      const IndexClass = this.engine.indexes._id.constructor as new (o: typeof options) => NedbIndex;
-      const index = new IndexClass(options);
-      bulkResetIndex(index, this.engine.getAllData());
-      if (this.engine.indexes[fieldName]) return;
-      this.engine.indexes[fieldName] = index;
-      await this.engine.executor.pushAsync(() => this.engine.persistence.persistNewStateAsync([{ $$indexCreated: options }]), true);
+      if (this.engine.indexes[key]) return;
+      // Unique indexes are sparse, so that many documents may lack the field.
+      const options = { fieldName: key, unique: !!spec.unique, sparse: !!spec.unique };
+      const index = new this.IndexClass(options);
+      bulkResetIndex(index, this.all());
+      await this.file?.append(serialize({ $$indexCreated: options }) + '\n');
+      this.engine.indexes[key] = index;
     });
   }
 
   async removeIndex(fieldName: string): Promise<void> {
     const key = indexKey(fieldName);
-    if (key === '_id' || key === 'createdAt') return;
-    if (this.engine.indexes[key]) await this.engine.removeIndexAsync(key);
+    if (key === '_id' || key === 'createdAt' || !this.engine.indexes[key]) return;
+    await this.write(async () => {
+      if (!this.engine.indexes[key]) return;
+      await this.file?.append(serialize({ $$indexRemoved: key }) + '\n');
+      delete this.engine.indexes[key];
+    });
   }
 
   hasIndex(fieldName: string): boolean { return !!this.engine.indexes[indexKey(fieldName)]; }
@@ -158,43 +324,100 @@ export class DocStore {
     return Object.values(this.engine.indexes).filter((i) => i.fieldName !== '_id').map((i) => ({ fieldName: i.fieldName, unique: i.unique }));
   }
 
+  /** Rewrites the file with one line per live document (crash-safe). */
   async compact(): Promise<void> {
-    if (!this.filename || this.closed) return;
-    await this.engine.compactDatafileAsync();
-    this.writesSinceCompaction = 0;
+    if (!this.file || this.closed) return;
+    await this.write(() => this.compactNow());
   }
 
-  /** Waits for queued writes, compacts, and stops the timer. */
+  /** Waits for queued writes, compacts when the store was written since its last compaction,
+   *  and stops the timer. Rejects (with a storage error) if the compaction fails: every write
+   *  already acknowledged is in the file anyway; the store is closed either way. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.engine.stopAutocompaction();
-    // Nothing appended since the load (or last compaction): the file is already compact, and
-    // rewriting 100,000 records would only slow the shutdown. Otherwise wait for queued writes.
-    if (this.writesSinceCompaction > 0) await this.compact();
-    else await this.engine.executor.pushAsync(async () => undefined, true);
-    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    try {
+      // Nothing appended since the load (or last compaction): the file is already compact, and
+      // rewriting 100,000 records would only slow the shutdown.
+      if (this.file && this.writesSinceCompaction > 0) await this.write(() => this.compactNow());
+      else await this.queue;
+    } finally {
+      this.closed = true;
+    }
   }
 
   /** Closes the store and deletes its file. */
   async drop(): Promise<void> {
-    this.engine.stopAutocompaction();
-    await this.engine.executor.pushAsync(async () => undefined, true);
+    if (this.timer) clearInterval(this.timer);
+    await this.queue;
     this.closed = true;
     if (this.filename) await rm(this.filename, { force: true });
   }
 
-  private async write<T>(op: () => Promise<T>): Promise<T> {
-    if (this.closed) throw ApiError.unavailable('The store is closed');
+  // ---- internals ---------------------------------------------------------------------------
+
+  private get IndexClass(): IndexClass { return this.engine.indexes._id.constructor as IndexClass; }
+
+  private indexSpecs() {
+    return Object.values(this.engine.indexes).filter((i) => i.fieldName !== '_id')
+      .map((i) => ({ fieldName: i.fieldName, unique: i.unique, sparse: i.sparse }));
+  }
+
+  private async compactNow(): Promise<void> {
+    if (!this.file) return;
+    await this.file.rewrite(compactText(this.all(), this.indexSpecs()));
+    this.writesSinceCompaction = 0;
+  }
+
+  /** A copy of `doc` as it will be stored: an id, nedb's key rules. */
+  private prepare(doc: Doc): Doc & { _id: string } {
+    const copy = model.deepCopy(doc) as Doc;
+    if (copy._id === undefined) throw new Error('a document needs an _id');
+    checkObject(copy);
+    return copy as Doc & { _id: string };
+  }
+
+  /** Would these documents fit the unique indexes? Checked by inserting them and taking them
+   *  out again in the same tick (no reader sees it); throws nedb's uniqueViolated error. */
+  private tryInsert(docs: Doc[]): void {
+    const unique = Object.entries(this.engine.indexes).filter(([k, i]) => i.unique && k !== '_id');
+    if (unique.length === 0 && docs.length === 1) return;
+    let added = 0;
     try {
-      const result = await op();
-      if (this.filename && ++this.writesSinceCompaction > Math.max(COMPACT_AFTER_WRITES, this.count)) {
-        this.writesSinceCompaction = 0;
-        void this.engine.compactDatafileAsync().catch(() => undefined);
-      }
-      return result;
-    } catch (err) {
-      throw translateNedbError(err);
+      for (const d of docs) { this.engine._addToIndexes(d); added++; }
+    } finally {
+      for (let i = 0; i < added; i++) this.engine._removeFromIndexes(docs[i]);
     }
+  }
+
+  private tryUpdate(pairs: Array<{ oldDoc: Doc; newDoc: Doc }>): void {
+    const unique = Object.entries(this.engine.indexes).filter(([k, i]) => i.unique && k !== '_id');
+    if (unique.length === 0) return;
+    for (const [, index] of unique) {
+      const i = index as unknown as { update(a: unknown, b: unknown): void; revertUpdate(a: unknown, b: unknown): void };
+      for (const { oldDoc, newDoc } of pairs) { i.update(oldDoc, newDoc); i.revertUpdate(oldDoc, newDoc); }
+    }
+  }
+
+  /** Runs a write alone in the store's queue; nedb's errors become API errors. */
+  private write<T>(op: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(ApiError.unavailable('The store is closed'));
+    const run = async () => {
+      try {
+        const result = await op();
+        if (this.file && ++this.writesSinceCompaction > Math.max(COMPACT_AFTER_WRITES, this.count)) {
+          this.writesSinceCompaction = 0;
+          // Queued behind this write; a failure is retried by the next trigger or the timer.
+          void this.write(() => this.compactNow()).catch(() => { this.writesSinceCompaction = COMPACT_AFTER_WRITES / 2; });
+        }
+        return result;
+      } catch (err) {
+        throw translateNedbError(err);
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 }
 
@@ -203,7 +426,12 @@ export function indexKey(fieldName: string): string {
   return fieldName.includes(',') ? fieldName.split(',').sort().join(',') : fieldName;
 }
 
+function uniqueViolated(key: unknown): Error {
+  return Object.assign(new Error(`Can't insert key ${String(key)}, it violates the unique constraint`), { errorType: 'uniqueViolated', key });
+}
+
 export function translateNedbError(err: unknown): unknown {
+  if (err instanceof StorageError) return err;
   const e = err as { errorType?: string; key?: unknown; message?: string };
   if (e?.errorType === 'uniqueViolated') {
     return ApiError.conflict('A unique constraint was violated', { value: e.key as string });

@@ -25,6 +25,9 @@ export interface NedbEngine {
   setAutocompactionInterval(ms: number): void;
   stopAutocompaction(): void;
   _resetIndexes(newData?: unknown[]): void;
+  _addToIndexes(doc: unknown): void;
+  _removeFromIndexes(doc: unknown): void;
+  _updateIndexes(pairs: Array<{ oldDoc: unknown; newDoc: unknown }>): void;
   insertAsync(doc: unknown): Promise<unknown>;
   updateAsync(query: unknown, update: unknown, options?: unknown): Promise<{ numAffected: number; affectedDocuments: unknown }>;
   removeAsync(query: unknown, options?: unknown): Promise<number>;

@@ -1,7 +1,32 @@
 // Small JSON documents (the workspace registry, a workspace's schema and settings) in lowdb:
-// one file written atomically (temp file + rename) by lowdb's steno writer, or memory only.
-import { Low, Memory } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
+// one file replaced atomically (written beside, flushed, renamed over: disk.ts), or memory only.
+// Changes apply one after another, each on the result of the previous one, and a change becomes
+// visible only once it is on disk: a failed write leaves the data as it was.
+import { readFile } from 'node:fs/promises';
+import { Low, Memory, type Adapter } from 'lowdb';
+import * as disk from './disk.js';
+import { toStorageError } from './errors.js';
+
+/** lowdb's JSONFile, writing through disk.ts. */
+class AtomicJsonFile<T> implements Adapter<T> {
+  constructor(private readonly file: string) {}
+  async read(): Promise<T | null> {
+    await disk.remove(`${this.file}~`).catch(() => undefined); // a write cut short
+    try {
+      return JSON.parse(await readFile(this.file, 'utf8')) as T;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+  async write(data: T): Promise<void> {
+    try {
+      await disk.writeAtomic(this.file, JSON.stringify(data, null, 2), 0o600);
+    } catch (err) {
+      throw toStorageError(err, this.file);
+    }
+  }
+}
 
 export class SettingsStore<T extends object> {
   private queue: Promise<unknown> = Promise.resolve();
@@ -9,7 +34,7 @@ export class SettingsStore<T extends object> {
   private constructor(private readonly db: Low<T>) {}
 
   static async open<T extends object>(file: string | undefined, defaults: T): Promise<SettingsStore<T>> {
-    const db = new Low<T>(file ? new JSONFile<T>(file) : new Memory<T>(), structuredClone(defaults));
+    const db = new Low<T>(file ? new AtomicJsonFile<T>(file) : new Memory<T>(), structuredClone(defaults));
     await db.read();
     db.data = { ...structuredClone(defaults), ...(db.data ?? {}) };
     return new SettingsStore(db);
@@ -18,15 +43,19 @@ export class SettingsStore<T extends object> {
   /** The current data; read-only outside `update`. */
   get data(): T { return this.db.data; }
 
-  /** Applies a change and resolves once it is on disk. The change runs synchronously, so
-   *  validate before mutating: a throw leaves the data as it was. */
-  async update<R>(change: (data: T) => R): Promise<R> {
-    const draft = structuredClone(this.db.data);
-    const result = change(draft);
-    this.db.data = draft;
-    const write = this.queue.then(() => this.db.write());
-    this.queue = write.catch(() => undefined);
-    await write;
+  /** Applies a change to a copy of the latest data (after the changes queued before it) and
+   *  resolves once it is on disk, when it becomes the data. A throw (in `change` or from the
+   *  disk) leaves the data as it was. */
+  update<R>(change: (data: T) => R | Promise<R>): Promise<R> {
+    const run = async () => {
+      const draft = structuredClone(this.db.data);
+      const result = await change(draft);
+      await this.db.adapter.write(draft);
+      this.db.data = draft;
+      return result;
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
     return result;
   }
 
@@ -37,6 +66,9 @@ export class SettingsStore<T extends object> {
       Object.assign(d, structuredClone(data));
     });
   }
+
+  /** Takes content already written to the file by someone else (a swap's journal). */
+  adopt(data: T): void { this.db.data = structuredClone(data); }
 
   async flush(): Promise<void> { await this.queue; }
 }

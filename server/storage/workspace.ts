@@ -3,11 +3,15 @@
 // snapshotting or exporting it never touches another.
 import { mkdir, readdir, readFile, writeFile, rm, chmod, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DocStore } from './doc-store.js';
 import { SettingsStore } from './settings-store.js';
 import { ApiError } from '../core/errors.js';
+import { StorageUnavailableError } from './errors.js';
+
+const LOAD_RETRY_MS = 1000;
+const LOAD_RETRY_MAX_MS = 60_000;
 import type { CollectionDef } from '../shared/models.js';
 
 export interface WorkspaceSettings {
@@ -31,6 +35,7 @@ const STORE_NAME = /^(?:[a-z][a-z0-9_-]*|collections\/[A-Za-z][A-Za-z0-9_-]{0,63
 
 export class Workspace {
   private stores = new Map<string, Promise<DocStore>>();
+  private loadFailures = new Map<string, { error: StorageUnavailableError; retryAt: number; attempts: number }>();
   /** Set while a restore or import swaps the content: requests get 503. */
   busy = false;
 
@@ -61,13 +66,27 @@ export class Workspace {
   /** The folder for this workspace's uploaded files (created on demand); undefined in memory. */
   get filesDir(): string | undefined { return this.dir && join(this.dir, 'files'); }
 
-  /** A document store, opened (and loaded) on first use. */
+  /** A document store, opened (and loaded) on first use. A store that fails to load answers
+   *  503 naming the reason, and is tried again only after a back-off (1 s, doubling up to a
+   *  minute): requests in between fail at once, holding nothing, so memory stays flat. */
   store(name: string): Promise<DocStore> {
     let store = this.stores.get(name);
     if (!store) {
       if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
-      store = DocStore.open({ filename: this.storeFile(name), compactEvery: this.compactEvery });
-      store.catch(() => this.stores.delete(name));
+      const failed = this.loadFailures.get(name);
+      if (failed && Date.now() < failed.retryAt) return Promise.reject(failed.error);
+      const file = this.storeFile(name);
+      store = DocStore.open({ filename: file, compactEvery: this.compactEvery });
+      this.stores.set(name, store);
+      store.then(() => this.loadFailures.delete(name), (err: unknown) => {
+        if (this.stores.get(name) === store) this.stores.delete(name);
+        const attempts = (failed?.attempts ?? 0) + 1;
+        const wait = Math.min(LOAD_RETRY_MAX_MS, LOAD_RETRY_MS * 2 ** (attempts - 1));
+        const reason = (err as Error)?.message ?? String(err);
+        const error = new StorageUnavailableError(`The ${name} store of workspace '${this.id}' could not be loaded from ${file ? dirname(file) : 'memory'}: ${reason}. Fix the file or its permissions; it is tried again in ${Math.ceil(wait / 1000)} s.`, file && dirname(file));
+        this.loadFailures.set(name, { error, retryAt: Date.now() + wait, attempts });
+      });
+      store = store.catch(() => { throw this.loadFailures.get(name)!.error; });
       this.stores.set(name, store);
     }
     return store;

@@ -248,6 +248,10 @@ export async function getMessage(_ctx: AppContext, ws: Workspace, id: string, op
 
 /** Edits a message: its author only, while still a member of the channel. */
 export async function updateMessage(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<MessageDoc> {
+  return (await messagesStore(ws)).exclusive(id, () => applyMessageUpdate(ctx, ws, id, input, opts));
+}
+
+async function applyMessageUpdate(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<MessageDoc> {
   const message = await loadMessage(ws, id);
   if (message.author._id !== opts.auth.userId) throw ApiError.forbidden('Only the author may edit a message');
   const channel = await loadChannel(ws, message.channelId);
@@ -263,8 +267,10 @@ export async function updateMessage(ctx: AppContext, ws: Workspace, id: string, 
 
 /** Deletes a message: its author or an admin. */
 export async function deleteMessage(ctx: AppContext, ws: Workspace, id: string, opts: ServiceOpts): Promise<void> {
-  const message = await loadMessage(ws, id);
-  if (message.author._id !== opts.auth.userId && !opts.auth.isAdmin) throw ApiError.forbidden('Only the author or an administrator may delete a message');
-  if (!(await (await messagesStore(ws)).remove(id))) throw ApiError.notFound('Message', id);
-  publish(ctx, ws, 'message.deleted', message, opts);
+  await (await messagesStore(ws)).exclusive(id, async () => {
+    const message = await loadMessage(ws, id);
+    if (message.author._id !== opts.auth.userId && !opts.auth.isAdmin) throw ApiError.forbidden('Only the author or an administrator may delete a message');
+    if (!(await (await messagesStore(ws)).remove(id))) throw ApiError.notFound('Message', id);
+    publish(ctx, ws, 'message.deleted', message, opts);
+  });
 }

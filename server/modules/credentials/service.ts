@@ -72,6 +72,11 @@ export async function createCredential(ws: Workspace, input: NewCredential): Pro
 
 export async function updateCredential(ws: Workspace, id: string, changes: CredentialChanges): Promise<Credential> {
   const store = await credentialStore(ws);
+  // Alone among the changes to this secret: concurrent partial updates apply one after another.
+  return store.exclusive(id, () => applyCredentialUpdate(ws, store, id, changes));
+}
+
+async function applyCredentialUpdate(ws: Workspace, store: DocStore, id: string, changes: CredentialChanges): Promise<Credential> {
   const current = store.get(id) as CredentialDoc | undefined;
   if (!current) throw ApiError.notFound('Secret', id);
   if (changes.name !== undefined && changes.name !== current.name) assertNameFree(store, changes.name);
@@ -93,7 +98,8 @@ export async function updateCredential(ws: Workspace, id: string, changes: Crede
 }
 
 export async function deleteCredential(ws: Workspace, id: string): Promise<void> {
-  const removed = await (await credentialStore(ws)).remove(id);
+  const store = await credentialStore(ws);
+  const removed = await store.exclusive(id, () => store.remove(id));
   if (!removed) throw ApiError.notFound('Secret', id);
 }
 

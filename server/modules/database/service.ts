@@ -88,13 +88,15 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
 
   const store = await recordsStore(ws, def);
   const id = (_id as string | undefined) ?? newId();
-  if (store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
-  const owner = (_owner as string | undefined) ?? opts.auth?.userId;
-  const now = nowIso();
-  const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
-  const record = await write(store, def, doc, () => store.insert(doc));
-  publish(ctx, ws, def, 'record.created', record, opts);
-  return record;
+  return store.exclusive(id, async () => {
+    if (store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
+    const owner = (_owner as string | undefined) ?? opts.auth?.userId;
+    const now = nowIso();
+    const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
+    const record = await write(store, def, doc, () => store.insert(doc));
+    publish(ctx, ws, def, 'record.created', record, opts);
+    return record;
+  });
 }
 
 /** Partial update (PUT and PATCH): absent fields stay; system keys are read-only. */
@@ -103,6 +105,12 @@ export async function updateRecord(ctx: AppContext, ws: Workspace, collectionId:
   checkAccess(def, 'update', opts.auth);
   assertObject(patch);
   const store = await recordsStore(ws, def);
+  // Read, check and write alone among the changes to this record: concurrent partial updates
+  // apply one after another, each answer showing the record right after its own change.
+  return store.exclusive(id, () => applyUpdate(ctx, ws, def, store, id, patch, opts));
+}
+
+async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, store: DocStore, id: string, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
   const existing = store.get(id);
   if (!existing) throw ApiError.notFound('Record', id);
   assertMayRead(def, opts.auth, existing);
@@ -129,12 +137,14 @@ export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId:
   const def = getCollection(ws, collectionId);
   checkAccess(def, 'remove', opts.auth);
   const store = await recordsStore(ws, def);
-  const existing = store.get(id);
-  if (!existing) throw ApiError.notFound('Record', id);
-  assertMayRead(def, opts.auth, existing);
-  assertRecordAccess(def, 'remove', opts.auth, existing);
-  if (!(await store.remove(id))) throw ApiError.notFound('Record', id);
-  publish(ctx, ws, def, 'record.deleted', existing, opts);
+  await store.exclusive(id, async () => {
+    const existing = store.get(id);
+    if (!existing) throw ApiError.notFound('Record', id);
+    assertMayRead(def, opts.auth, existing);
+    assertRecordAccess(def, 'remove', opts.auth, existing);
+    if (!(await store.remove(id))) throw ApiError.notFound('Record', id);
+    publish(ctx, ws, def, 'record.deleted', existing, opts);
+  });
 }
 
 // ---- helpers ---------------------------------------------------------------------------

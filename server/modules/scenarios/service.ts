@@ -71,6 +71,11 @@ export async function createScenario(ws: Workspace, input: ScenarioInput & { nam
 
 /** Partial update. An active scenario is checked in full (422 leaves it unchanged) and re-scheduled. */
 export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: string, input: ScenarioInput): Promise<Scenario> {
+  // Alone among the changes to this scenario: concurrent partial updates apply one after another.
+  return (await scenarioStore(ws)).exclusive(id, () => applyScenarioUpdate(ws, engine, id, input));
+}
+
+async function applyScenarioUpdate(ws: Workspace, engine: ScenarioEngine, id: string, input: ScenarioInput): Promise<Scenario> {
   const current = await getScenarioDoc(ws, id);
   if (input.active !== undefined && input.active !== current.active) throw activeIsReadOnly();
   const next: ScenarioDoc = {
@@ -86,16 +91,19 @@ export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: 
 }
 
 export async function setActive(ws: Workspace, engine: ScenarioEngine, id: string, active: boolean, auth: AuthInfo): Promise<Scenario> {
-  const current = await getScenarioDoc(ws, id);
-  if (active) await assertRunnable(ws, current);
-  // Activation records who the scenario acts as: the admin who activated it.
-  const next: ScenarioDoc = { ...current, active, ...(active ? { runAs: auth.userId } : {}), updatedAt: nowIso() };
-  return save(ws, engine, next);
+  return (await scenarioStore(ws)).exclusive(id, async () => {
+    const current = await getScenarioDoc(ws, id);
+    if (active) await assertRunnable(ws, current);
+    // Activation records who the scenario acts as: the admin who activated it.
+    const next: ScenarioDoc = { ...current, active, ...(active ? { runAs: auth.userId } : {}), updatedAt: nowIso() };
+    return save(ws, engine, next);
+  });
 }
 
 /** Deletes a scenario: its schedule stops, running executions are interrupted, its executions go. */
 export async function deleteScenario(ws: Workspace, engine: ScenarioEngine, id: string): Promise<void> {
-  if (!(await (await scenarioStore(ws)).remove(id))) throw ApiError.notFound('Scenario', id);
+  const store = await scenarioStore(ws);
+  if (!(await store.exclusive(id, () => store.remove(id)))) throw ApiError.notFound('Scenario', id);
   engine.sync(ws, id, undefined);
   await engine.runner.interrupt({ wsId: ws.id, scenarioId: id }, 'Interrupted: the scenario was deleted');
   await (await ws.store(EXECUTIONS)).removeWhere({ scenarioId: id });

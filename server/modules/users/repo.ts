@@ -94,7 +94,8 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
   const store = await usersStore(ws);
   const { password, ...fields } = patch;
   const passwordHash = password === undefined ? undefined : await hashPassword(password, cost);
-  // Read after hashing: the hash takes a while, and the document may have changed meanwhile.
+  // Read after hashing (it takes a while), alone among the changes to this user.
+  return store.exclusive(id, async () => {
   const current = store.get(id) as UserDoc | undefined;
   if (!current) throw ApiError.notFound('User', id);
   const next: UserDoc = { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: nowIso() };
@@ -112,15 +113,18 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
     if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict(`A user with email '${next.email}' already exists`, { field: 'email' });
     throw err;
   }
+  });
 }
 
 /** Deletes a user; resolves to the document as it was, or undefined when there was none. */
 export async function deleteUser(ws: Workspace, id: string): Promise<UserDoc | undefined> {
   const store = await usersStore(ws);
-  const current = store.get(id) as UserDoc | undefined;
-  if (!current) return undefined;
-  await store.remove(id);
-  return current;
+  return store.exclusive(id, async () => {
+    const current = store.get(id) as UserDoc | undefined;
+    if (!current) return undefined;
+    await store.remove(id);
+    return current;
+  });
 }
 
 /** How many administrators the workspace has (the last one may not be demoted or deleted). */

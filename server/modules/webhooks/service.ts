@@ -70,6 +70,11 @@ export async function createWebhook(ws: Workspace, input: NewWebhook): Promise<W
 }
 
 export async function updateWebhook(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
+  // Alone among the changes to this webhook: concurrent partial updates apply one after another.
+  return (await webhookStore(ws)).exclusive(id, () => applyWebhookUpdate(ws, id, changes));
+}
+
+async function applyWebhookUpdate(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
   const current = await getWebhookDoc(ws, id);
   const { filter, ...rest } = changes;
   const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: nowIso() };
@@ -82,7 +87,8 @@ export async function updateWebhook(ws: Workspace, id: string, changes: WebhookC
 
 /** Deletes a webhook with its pending deliveries and its logs. */
 export async function deleteWebhook(ws: Workspace, id: string): Promise<void> {
-  if (!(await (await webhookStore(ws)).remove(id))) throw ApiError.notFound('Webhook', id);
+  const store = await webhookStore(ws);
+  if (!(await store.exclusive(id, () => store.remove(id)))) throw ApiError.notFound('Webhook', id);
   await (await ws.store(DELIVERIES)).removeWhere({ webhookId: id });
   await (await ws.store(LOGS)).removeWhere({ webhookId: id });
 }

@@ -1,0 +1,137 @@
+// Every write the stores make to the data folder goes through here: appends, atomic file
+// replacements, truncations, renames, removals. One place, so that tests can inject faults
+// (fail the N-th write with ENOSPC, EROFS, EPERM... without root) and crash the process at a
+// named step (a child process killed mid-import), and so that the error of a failed write is
+// always turned into a storage error (errors.ts) naming the folder.
+import { promises as fs } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type DiskOp = 'append' | 'write' | 'truncate' | 'rename' | 'remove' | 'mkdir' | 'copy';
+
+export interface DiskFault {
+  /** The error code thrown: ENOSPC, EROFS, EPERM, EACCES, EIO... */
+  code: string;
+  /** Fail from the N-th matching write on (1 = the next one). Default 1. */
+  nth?: number;
+  /** How many writes fail from there (default: every one until the fault is cleared). */
+  times?: number;
+  /** Only writes whose path contains this string (or matches this pattern). */
+  path?: string | RegExp;
+  /** Only these operations (default: all but truncate and remove, which free space and are
+   *  how a failed write is undone). */
+  ops?: DiskOp[];
+}
+
+let fault: (DiskFault & { seen: number; failed: number }) | undefined;
+
+/** Test hook: fail writes as `f` says; `undefined` clears it (the disk "recovers"). */
+export function injectDiskFault(f: DiskFault | undefined): void {
+  fault = f && { ...f, seen: 0, failed: 0 };
+}
+
+function check(op: DiskOp, path: string): NodeJS.ErrnoException | undefined {
+  if (!fault) return undefined;
+  if (fault.ops ? !fault.ops.includes(op) : op === 'truncate' || op === 'remove') return undefined;
+  if (fault.path && !(typeof fault.path === 'string' ? path.includes(fault.path) : fault.path.test(path))) return undefined;
+  fault.seen++;
+  if (fault.seen < (fault.nth ?? 1)) return undefined;
+  if (fault.times !== undefined && fault.failed >= fault.times) return undefined;
+  fault.failed++;
+  const messages: Record<string, string> = { ENOSPC: 'no space left on device', EROFS: 'read-only file system', EPERM: 'operation not permitted', EACCES: 'permission denied' };
+  return Object.assign(new Error(`${fault.code}: ${messages[fault.code] ?? 'injected fault'}, ${op} '${path}'`), { code: fault.code, syscall: op, path });
+}
+
+/** Test hook for kill -9 tests: a child started with HOMEBASE_TEST_CRASH_AT=<step>[#n] kills
+ *  itself (SIGKILL, no cleanup) on reaching that step the n-th time (default the first). */
+const crashAt = process.env.HOMEBASE_TEST_CRASH_AT;
+const crashSeen = new Map<string, number>();
+export function crashPoint(step: string): void {
+  if (!crashAt) return;
+  const [name, nth] = crashAt.split('#');
+  if (name !== step) return;
+  const n = (crashSeen.get(step) ?? 0) + 1;
+  crashSeen.set(step, n);
+  if (n === Number(nth ?? 1)) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Appends `data`; on failure the file is cut back to `sizeBefore` (when given), so that a
+ *  partial line never stays to swallow the next append. Resolves false when that undo failed. */
+export async function append(path: string, data: string): Promise<void> {
+  const err = check('append', path);
+  if (err) {
+    // A full disk usually takes part of the write before failing: simulate that.
+    if (err.code === 'ENOSPC' && data.length > 1) await fs.appendFile(path, data.slice(0, data.length >> 1));
+    throw err;
+  }
+  await fs.appendFile(path, data);
+}
+
+export async function truncate(path: string, size: number): Promise<void> {
+  const err = check('truncate', path);
+  if (err) throw err;
+  await fs.truncate(path, size);
+}
+
+/** Replaces `path` with `data` in one step: written beside (`path~`), flushed, renamed over. A
+ *  crash leaves the old file whole (and maybe a `path~` that the next load removes). */
+export async function writeAtomic(path: string, data: string | Buffer, mode = 0o600): Promise<void> {
+  const temp = `${path}~`;
+  try {
+    const err = check('write', path);
+    if (err) {
+      if (err.code === 'ENOSPC') await fs.writeFile(temp, data.slice(0, data.length >> 1), { mode });
+      throw err;
+    }
+    const fh = await fs.open(temp, 'w', mode);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+  } catch (e) {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Writes a new file (not atomically: for files inside a folder that is itself switched in). */
+export async function writeFile(path: string, data: string | Buffer, mode = 0o600): Promise<void> {
+  const err = check('write', path);
+  if (err) throw err;
+  await fs.writeFile(path, data, { mode });
+}
+
+export async function copyFile(from: string, to: string): Promise<void> {
+  const err = check('copy', to);
+  if (err) throw err;
+  await fs.copyFile(from, to);
+}
+
+export async function rename(from: string, to: string): Promise<void> {
+  const err = check('rename', to);
+  if (err) throw err;
+  await fs.rename(from, to);
+}
+
+export async function remove(path: string, recursive = false): Promise<void> {
+  const err = check('remove', path);
+  if (err) throw err;
+  await fs.rm(path, { force: true, recursive });
+}
+
+export async function mkdir(path: string): Promise<void> {
+  const err = check('mkdir', path);
+  if (err) throw err;
+  await fs.mkdir(path, { recursive: true, mode: 0o700 });
+}
+
+/** Flushes a folder's entries (renames into it) to the disk; ignored where folders cannot be opened. */
+export async function syncDir(path: string): Promise<void> {
+  const fh = await fs.open(path, 'r').catch(() => undefined);
+  if (!fh) return;
+  try { await fh.sync(); } catch { /* not supported (some platforms / file systems) */ } finally { await fh.close(); }
+}
+
+export const parentOf = dirname;
