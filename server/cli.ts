@@ -119,7 +119,13 @@ async function serve(args: string[]) {
     if (stopping) return;
     stopping = true;
     if (!json) process.stderr.write(`\n${signal}: finishing requests and flushing data...\n`);
-    await srv.close();
+    try {
+      await srv.close();
+    } catch (err) {
+      // The lock is released either way; every acknowledged change is already on disk.
+      process.stderr.write(`homebase: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

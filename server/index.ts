@@ -33,7 +33,16 @@ export interface HomebaseServer {
   consoleToken: string;
   /** Set on the first start of an empty data folder when no admin password was given. */
   generatedAdmin?: { workspace: string; email: string; password: string };
+  /** Stops the server and flushes the stores; the data folder's lock is released in any case.
+   *  Rejects with a ShutdownError listing what could not be flushed (a full or read-only disk). */
   close(): Promise<void>;
+}
+
+/** What a stop could not flush, one line each in `problems` (and in the message). */
+export class ShutdownError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Stopped, but not everything could be flushed:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
 }
 
 export async function createServer(options: ServerOptions = {}): Promise<HomebaseServer> {
@@ -77,9 +86,18 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
 
     let closed: Promise<void> | undefined;
     const close = () => (closed ??= (async () => {
-      for (const c of ctx.closers.splice(0)) await c();
-      await registry.close();
-      releaseLock?.();
+      const problems: string[] = [];
+      try {
+        for (const c of ctx.closers.splice(0)) {
+          try { await c(); } catch (err) { problems.push((err as Error).message); }
+        }
+        problems.push(...await registry.close());
+      } catch (err) {
+        problems.push((err as Error).message);
+      } finally {
+        releaseLock?.();
+      }
+      if (problems.length) throw new ShutdownError(problems);
     })());
     return { app, ctx, config, consoleToken: registry.consoleToken, generatedAdmin, close };
   } catch (err) {
@@ -129,10 +147,14 @@ export async function startServer(options: ServerOptions = {}): Promise<StartedS
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
-    for (const c of base.ctx.closers.splice(0)) await c();
+    const problems: string[] = [];
+    for (const c of base.ctx.closers.splice(0)) {
+      try { await c(); } catch (err) { problems.push((err as Error).message); }
+    }
     await serverClosed;
     clearTimeout(force);
-    await base.close();
+    try { await base.close(); } catch (err) { problems.push(...(err instanceof ShutdownError ? err.problems : [(err as Error).message])); }
+    if (problems.length) throw new ShutdownError(problems);
   })());
 
   return {

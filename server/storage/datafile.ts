@@ -147,6 +147,9 @@ export class DataFile {
     this.broken = false;
   }
 
+  /** Its length in bytes. */
+  get bytes(): number { return this.size; }
+
   /** The file now holds `bytes` (after it was swapped in from elsewhere). */
   reset(bytes: number): void { this.size = bytes; this.broken = false; }
 }

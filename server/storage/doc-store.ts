@@ -44,6 +44,9 @@ export interface StagedChange {
 const DEFAULT_COMPACT_MS = 10 * 60 * 1000;
 /** Compact early once the file holds this many superseded lines beyond the live documents. */
 const COMPACT_AFTER_WRITES = 20_000;
+/** ... or once it has grown by this much plus its size after the last compaction (large
+ *  documents, such as webhook deliveries, rewritten a few times). */
+const COMPACT_AFTER_GROWTH = 8 * 1024 * 1024;
 
 type IndexClass = new (spec: { fieldName: string; unique?: boolean; sparse?: boolean }) => NedbIndex & {
   insert(doc: unknown): void; remove(doc: unknown): void; update(a: unknown, b: unknown): void; revertUpdate(a: unknown, b: unknown): void;
@@ -54,6 +57,9 @@ export class DocStore {
   private readonly file: DataFile | undefined;
   private count = 0;
   private writesSinceCompaction = 0;
+  private compactedBytes = 0;
+  /** Index lines not yet in the file: written before the first appended document. */
+  private header = '';
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   /** Tail of the store's write queue. */
@@ -68,6 +74,7 @@ export class DocStore {
     patchBucketDelete(this.engine.indexes._id);
     patchArrayCount(this.engine.indexes._id);
     this.file = filename ? new DataFile(filename, bytes) : undefined;
+    this.compactedBytes = bytes;
   }
 
   /** Opens (and, on disk, loads: datafile.ts, compacting only when the file needs it) a store.
@@ -86,7 +93,14 @@ export class DocStore {
       // still loads (reads work) and the rewrite waits for the next compaction.
       if (parsed.needsRewrite) await store.compactNow().catch(() => undefined);
     }
-    await store.ensureIndex({ fieldName: 'createdAt' });
+    if (!store.engine.indexes.createdAt) {
+      // Built now, written with the store's first write (a store only read leaves no file).
+      const options = { fieldName: 'createdAt', unique: false, sparse: false };
+      const index = new store.IndexClass(options);
+      bulkResetIndex(index, store.all());
+      store.engine.indexes.createdAt = index;
+      if (store.file) store.header = serialize({ $$indexCreated: options }) + '\n';
+    }
     const every = options.compactEvery ?? DEFAULT_COMPACT_MS;
     if (options.filename && every > 0) {
       store.timer = setInterval(() => { if (store.writesSinceCompaction > 0) void store.compact().catch(() => undefined); }, every);
@@ -150,7 +164,7 @@ export class DocStore {
       const prepared = this.prepare(doc);
       if (this.get(prepared._id)) throw uniqueViolated(prepared._id);
       this.tryInsert([prepared]);
-      await this.file?.append(serialize(prepared) + '\n');
+      await this.append(serialize(prepared) + '\n');
       this.engine._addToIndexes(prepared);
       this.count++;
       return prepared;
@@ -164,7 +178,7 @@ export class DocStore {
       const ids = new Set<string>();
       for (const p of prepared) { if (this.get(p._id) || ids.has(p._id)) throw uniqueViolated(p._id); ids.add(p._id); }
       this.tryInsert(prepared);
-      await this.file?.append(prepared.map((p) => serialize(p)).join('\n') + '\n');
+      await this.append(prepared.map((p) => serialize(p)).join('\n') + '\n');
       for (const p of prepared) this.engine._addToIndexes(p);
       this.count += prepared.length;
     });
@@ -177,7 +191,7 @@ export class DocStore {
       if (!old) return undefined;
       const next = this.prepare({ ...doc, _id: id });
       this.tryUpdate([{ oldDoc: old, newDoc: next }]);
-      await this.file?.append(serialize(next) + '\n');
+      await this.append(serialize(next) + '\n');
       this.engine._updateIndexes([{ oldDoc: old, newDoc: next }]);
       return next;
     });
@@ -187,7 +201,7 @@ export class DocStore {
     return this.write(async () => {
       const old = this.get(id);
       if (!old) return false;
-      await this.file?.append(serialize({ $$deleted: true, _id: id }) + '\n');
+      await this.append(serialize({ $$deleted: true, _id: id }) + '\n');
       this.engine._removeFromIndexes(old);
       this.count--;
       return true;
@@ -200,7 +214,7 @@ export class DocStore {
       const match = (model as unknown as { match(d: unknown, q: unknown): boolean }).match;
       const gone = this.all().filter((d) => match(d, query));
       if (gone.length === 0) return 0;
-      await this.file?.append(gone.map((d) => serialize({ $$deleted: true, _id: d._id })).join('\n') + '\n');
+      await this.append(gone.map((d) => serialize({ $$deleted: true, _id: d._id })).join('\n') + '\n');
       for (const d of gone) this.engine._removeFromIndexes(d);
       this.count -= gone.length;
       return gone.length;
@@ -230,6 +244,7 @@ export class DocStore {
     return {
       store: this, rewrite: true, text: this.file ? compactText(copies, this.indexSpecs()) : '',
       apply: () => {
+        this.header = '';
         for (const key of Object.keys(this.engine.indexes)) delete this.engine.indexes[key];
         Object.assign(this.engine.indexes, fresh);
         this.count = copies.length;
@@ -274,8 +289,9 @@ export class DocStore {
     }
     const lines = [...removed.map((d) => serialize({ $$deleted: true, _id: d._id })), ...prepared.map((p) => serialize(p))];
     return {
-      store: this, rewrite: false, text: lines.length ? lines.join('\n') + '\n' : '',
+      store: this, rewrite: false, text: lines.length ? this.header + lines.join('\n') + '\n' : '',
       apply: () => {
+        if (lines.length) this.header = '';
         applyMemory();
         this.count += pairs.filter((p) => !p.oldDoc).length - removed.length;
         this.writesSinceCompaction += lines.length;
@@ -302,7 +318,7 @@ export class DocStore {
       const options = { fieldName: key, unique: !!spec.unique, sparse: !!spec.unique };
       const index = new this.IndexClass(options);
       bulkResetIndex(index, this.all());
-      await this.file?.append(serialize({ $$indexCreated: options }) + '\n');
+      await this.append(serialize({ $$indexCreated: options }) + '\n');
       this.engine.indexes[key] = index;
     });
   }
@@ -312,7 +328,7 @@ export class DocStore {
     if (key === '_id' || key === 'createdAt' || !this.engine.indexes[key]) return;
     await this.write(async () => {
       if (!this.engine.indexes[key]) return;
-      await this.file?.append(serialize({ $$indexRemoved: key }) + '\n');
+      await this.append(serialize({ $$indexRemoved: key }) + '\n');
       delete this.engine.indexes[key];
     });
   }
@@ -346,6 +362,14 @@ export class DocStore {
     }
   }
 
+  /** Stops using the store without touching its file (a swap replaced or removed the file):
+   *  waits for queued writes, stops the timer; later writes are refused. */
+  async detach(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.queue;
+    this.closed = true;
+  }
+
   /** Closes the store and deletes its file. */
   async drop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
@@ -355,6 +379,13 @@ export class DocStore {
   }
 
   // ---- internals ---------------------------------------------------------------------------
+
+  /** Appends lines to the file (with the header lines still owed, see `header`). */
+  private async append(text: string): Promise<void> {
+    if (!this.file) return;
+    await this.file.append(this.header + text);
+    this.header = '';
+  }
 
   private get IndexClass(): IndexClass { return this.engine.indexes._id.constructor as IndexClass; }
 
@@ -366,7 +397,9 @@ export class DocStore {
   private async compactNow(): Promise<void> {
     if (!this.file) return;
     await this.file.rewrite(compactText(this.all(), this.indexSpecs()));
+    this.header = '';
     this.writesSinceCompaction = 0;
+    this.compactedBytes = this.file.bytes;
   }
 
   /** A copy of `doc` as it will be stored: an id, nedb's key rules. */
@@ -405,7 +438,8 @@ export class DocStore {
     const run = async () => {
       try {
         const result = await op();
-        if (this.file && ++this.writesSinceCompaction > Math.max(COMPACT_AFTER_WRITES, this.count)) {
+        if (this.file && (++this.writesSinceCompaction > Math.max(COMPACT_AFTER_WRITES, this.count)
+          || this.file.bytes > 2 * this.compactedBytes + COMPACT_AFTER_GROWTH)) {
           this.writesSinceCompaction = 0;
           // Queued behind this write; a failure is retried by the next trigger or the timer.
           void this.write(() => this.compactNow()).catch(() => { this.writesSinceCompaction = COMPACT_AFTER_WRITES / 2; });

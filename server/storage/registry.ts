@@ -89,7 +89,7 @@ export class Registry {
     for (const l of this.listeners) await l.closing?.(ws);
     this.open.delete(id);
     await this.save((d) => { d.workspaces = d.workspaces.filter((w) => w._id !== id); });
-    await ws.close();
+    await ws.close(); // its folder goes next: what it could not compact no longer matters
     for (const l of this.listeners) await l.deleted?.(ws);
     if (ws.dir) await rm(ws.dir, { recursive: true, force: true });
   }
@@ -99,10 +99,17 @@ export class Registry {
     for (const l of this.listeners) await l.replaced?.(ws);
   }
 
-  async close(): Promise<void> {
-    for (const ws of this.open.values()) for (const l of this.listeners) await l.closing?.(ws);
-    await Promise.all([...this.open.values()].map((ws) => ws.close()));
-    await this.store.flush();
+  /** Stops every workspace; resolves to what could not be flushed (see Workspace.close). */
+  async close(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const ws of this.open.values()) {
+      for (const l of this.listeners) {
+        try { await l.closing?.(ws); } catch (err) { problems.push(`workspace '${ws.id}': ${(err as Error).message}`); }
+      }
+    }
+    for (const list of await Promise.all([...this.open.values()].map((ws) => ws.close()))) problems.push(...list);
+    try { await this.store.flush(); } catch (err) { problems.push(`registry: ${(err as Error).message}`); }
+    return problems;
   }
 
   /** Writes `homebase.json` and keeps it owner-only (0600): it holds the console token. lowdb

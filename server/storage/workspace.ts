@@ -9,6 +9,7 @@ import { DocStore } from './doc-store.js';
 import { SettingsStore } from './settings-store.js';
 import { ApiError } from '../core/errors.js';
 import { StorageUnavailableError } from './errors.js';
+import { recoverSwap } from './swap.js';
 
 const LOAD_RETRY_MS = 1000;
 const LOAD_RETRY_MAX_MS = 60_000;
@@ -49,6 +50,9 @@ export class Workspace {
 
   static async open(id: string, dir: string | undefined, init: { name: string }, compactEvery: number): Promise<Workspace> {
     if (dir) {
+      // An import, restore or reset cut short by a crash: finished if it had committed, else
+      // undone, before anything is read (storage/swap.ts).
+      if (existsSync(join(dir, '.swap'))) await recoverSwap(dir);
       // Owner only (0700): the folder holds the keys, the users' password hashes and every record.
       await mkdir(join(dir, 'stores'), { recursive: true, mode: 0o700 });
       await mkdir(join(dir, 'collections'), { recursive: true, mode: 0o700 });
@@ -113,13 +117,32 @@ export class Workspace {
     else if (this.dir) await rm(this.storeFile(name)!, { force: true });
   }
 
+  /** Forgets an open store without touching its file (a swap replaced or removed it): the next
+   *  use loads it from the file again. */
+  async forgetStore(name: string): Promise<void> {
+    const store = this.stores.get(name);
+    this.stores.delete(name);
+    this.loadFailures.delete(name);
+    if (store) await (await store.catch(() => undefined))?.detach();
+  }
+
+  /** The file of a store (undefined in memory). */
+  fileOf(name: string): string | undefined { return this.storeFile(name); }
+
   /** Fails with 503 while the workspace is being restored or imported. */
   assertAvailable(): void { if (this.busy) throw ApiError.unavailable(); }
 
-  async close(): Promise<void> {
-    const all = [...this.stores.values()];
-    await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.close()));
-    await this.settings.flush();
+  /** Closes every store (waiting for queued writes, compacting those written to) and flushes
+   *  the settings. Never rejects: resolves to what could not be done, one line each (every
+   *  acknowledged change is on disk already; what fails here is a compaction or a queued write). */
+  async close(): Promise<string[]> {
+    const problems: string[] = [];
+    await Promise.all([...this.stores.entries()].map(async ([name, p]) => {
+      const store = await p.catch(() => undefined);
+      try { await store?.close(); } catch (err) { problems.push(`workspace '${this.id}', ${name} store: ${(err as Error).message}`); }
+    }));
+    try { await this.settings.flush(); } catch (err) { problems.push(`workspace '${this.id}', settings: ${(err as Error).message}`); }
+    return problems;
   }
 
   private storeFile(name: string): string | undefined {

@@ -18,6 +18,8 @@ import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type Webhook
 export const LOGS_PER_WEBHOOK = 1000;
 /** Response bodies are logged up to this many bytes. */
 const RESPONSE_BODY_LIMIT = 4096;
+/** Request bodies are stored (pending deliveries, logs) up to this many bytes. */
+export const REQUEST_BODY_LIMIT = 64 * 1024;
 /** Attempts running at once to one webhook: a burst of its events queues rather than flooding
  *  its receiver, and a receiver that hangs holds up only its own deliveries. */
 export const MAX_PER_WEBHOOK = 4;
@@ -49,7 +51,8 @@ export interface LogEntry {
   status: 'succeeded' | 'failed';
   durationMs: number;
   error: string | null;
-  request: { url: string; headers: Record<string, string>; body: string };
+  /** `body`: the first 64 KiB of what was sent; `bodyTruncated` when that was not all of it. */
+  request: { url: string; headers: Record<string, string>; body: string; bodyTruncated?: boolean };
   response: { status: number; body: string } | null;
   createdAt: string;
 }
@@ -84,7 +87,7 @@ export class Deliverer {
   /** Stores a delivery and schedules its first attempt now. */
   async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean } = {}): Promise<string> {
     const doc: DeliveryDoc = {
-      _id: newId(), webhookId, eventId: event.id, event, attempt: 1, nextAttemptAt: Date.now(),
+      _id: newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: Date.now(),
       ...(options.test ? { test: true } : {}), createdAt: nowIso(),
     };
     await (await ws.store(DELIVERIES)).insert(doc as unknown as Doc);
@@ -199,7 +202,7 @@ export class Deliverer {
       _id: newId(), webhookId: hook._id, eventId: delivery.eventId, event: delivery.event.type, attempt: delivery.attempt,
       status: ok ? 'succeeded' : 'failed', durationMs: outcome.durationMs,
       error: ok ? null : (outcome.error ?? `Receiver answered HTTP ${outcome.status}`),
-      request: { url: hook.url, headers, body },
+      request: { url: hook.url, headers, ...boundedBody(body) },
       response: outcome.status === undefined ? null : { status: outcome.status, body: outcome.body ?? '' },
       createdAt: nowIso(),
     };
@@ -260,4 +263,22 @@ async function post(url: string, headers: Record<string, string>, body: string, 
   } catch (err) {
     return { error: describeRequestError(err), durationMs: elapsed() };
   }
+}
+
+/** An envelope whose JSON is over 64 KiB (a large record) is stored and sent with `data` cut
+ *  down to the object's identifying keys and `truncated: true`: a pending delivery stays small,
+ *  and the receiver still gets valid signed JSON naming the object, which it can fetch by id. */
+export function boundedEnvelope(event: Envelope): Envelope {
+  if (Buffer.byteLength(JSON.stringify(event)) <= REQUEST_BODY_LIMIT) return event;
+  const data = (event.data ?? {}) as Record<string, unknown>;
+  const keep: Record<string, unknown> = {};
+  for (const k of ['_id', 'collection', 'channelId', 'name', 'createdAt', 'updatedAt']) if (data[k] !== undefined) keep[k] = data[k];
+  return { ...event, data: keep, truncated: true } as Envelope;
+}
+
+function boundedBody(body: string): { body: string; bodyTruncated?: boolean } {
+  if (body.length <= REQUEST_BODY_LIMIT / 4 || Buffer.byteLength(body) <= REQUEST_BODY_LIMIT) return { body };
+  let cut = body.slice(0, REQUEST_BODY_LIMIT);
+  while (Buffer.byteLength(cut) > REQUEST_BODY_LIMIT) cut = cut.slice(0, -1024);
+  return { body: cut, bodyTruncated: true };
 }

@@ -91,3 +91,28 @@ export async function applyFiles(ctx: AppContext, ws: Workspace, set: FileSet): 
     written.set(src, signature(await stat(to)));
   }
 }
+
+/** What making the files folder hold `set` takes: files to remove, files to (re)write. */
+export interface FilesPlan { dir: string; remove: string[]; put: Array<{ path: string; src: FileSource }> }
+
+export async function planFiles(ctx: AppContext, ws: Workspace, set: FileSet): Promise<FilesPlan> {
+  const dir = await filesDirOf(ctx, ws);
+  const current = await listFiles(dir);
+  const plan: FilesPlan = { dir, remove: [], put: [] };
+  for (const rel of current.keys()) if (!set.has(rel)) plan.remove.push(abs(dir, rel));
+  for (const [rel, src] of set) {
+    if (rel.split('/').some((p) => p === '' || p === '.' || p === '..' || p.includes(sep))) continue;
+    const live = current.get(rel);
+    if (live && written.get(src) === signature(live)) continue;
+    plan.put.push({ path: abs(dir, rel), src });
+  }
+  return plan;
+}
+
+/** Remembers what a planned file was written from, once it is in place. */
+export async function markWritten(plan: FilesPlan): Promise<void> {
+  for (const { path, src } of plan.put) {
+    const st = await stat(path).catch(() => undefined);
+    if (st) written.set(src, signature(st));
+  }
+}

@@ -4,10 +4,14 @@
 // requests already admitted have finished, so no request ever sees a mixture.
 import model from '@seald-io/nedb/lib/model.js';
 import type { AppContext } from '../context.js';
-import type { Doc, DocStore } from '../../storage/doc-store.js';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DocStore, type Doc, type StagedChange } from '../../storage/doc-store.js';
+import { compactText } from '../../storage/datafile.js';
+import { Swap } from '../../storage/swap.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
 import { waitForIdle } from '../request-log/request-log.js';
-import { applyFiles, captureFiles, type FileSet } from './files.js';
+import { applyFiles, captureFiles, markWritten, planFiles, type FileSet } from './files.js';
 
 /** Stores that a swap leaves alone: sessions outlive restores, so a suite's admin token
  *  survives (sessions of users absent from the new content fail verification by themselves). */
@@ -50,34 +54,34 @@ function indexOf(docs: Doc[]): Map<string, Doc> {
 /** Above this many changed documents a whole rewrite is cheaper than one write per document. */
 const INCREMENTAL_LIMIT = 500;
 
-/** Puts `docs` back into a store that held them when last applied, writing only the documents
- *  changed since. Returns false when it cannot (other content, too many changes, a conflict). */
-async function restoreChanged(store: DocStore, docs: Doc[]): Promise<boolean> {
+/** The documents to write to bring a store that held `docs` when last applied back to them,
+ *  as a staged change (only what changed since). Undefined when it cannot (other content, too
+ *  many changes, a unique conflict between the changes). */
+function stageChanged(store: DocStore, docs: Doc[]): StagedChange | undefined {
   const seen = lastApplied.get(store);
-  if (!seen || seen.source !== docs) return false;
+  if (!seen || seen.source !== docs) return undefined;
   const changed: string[] = [];
   let same = 0;
   for (const d of store.all()) {
     if (seen.live.get(d._id) === d) same++;
-    else if (changed.push(d._id) > INCREMENTAL_LIMIT) return false;
+    else if (changed.push(d._id) > INCREMENTAL_LIMIT) return undefined;
   }
   const deleted: string[] = [];
   if (same < seen.live.size) {
     for (const id of seen.live.keys()) if (!store.get(id)) deleted.push(id);
-    if (changed.length + deleted.length > INCREMENTAL_LIMIT) return false;
+    if (changed.length + deleted.length > INCREMENTAL_LIMIT) return undefined;
   }
-  if (changed.length === 0 && deleted.length === 0) return true;
   const source = indexOf(docs);
+  const put: Doc[] = [];
+  const gone: string[] = [];
+  for (const id of changed) if (source.has(id)) put.push(source.get(id)!); else gone.push(id);
+  for (const id of deleted) put.push(source.get(id)!);
   try {
-    for (const id of changed) if (!source.has(id)) await store.remove(id);
-    // nedb stores copies of what it is given: the snapshot's documents stay untouched.
-    for (const id of changed) if (source.has(id)) await store.replace(id, source.get(id)!);
-    for (const id of deleted) await store.insert(source.get(id)!);
+    // Copies of the snapshot's documents are stored: the snapshot stays untouched.
+    return store.stageChanges(put, gone);
   } catch {
-    return false; // e.g. two records that swapped a unique value: the caller rewrites the store
+    return undefined; // e.g. two records that swapped a unique value: the caller rewrites the store
   }
-  remember(store, docs);
-  return true;
 }
 
 /** The workspace's current content. `copyDocs` false keeps references to the stored documents
@@ -120,47 +124,101 @@ export async function whileBusy<T>(ws: Workspace, fn: () => Promise<T>): Promise
   }
 }
 
-/** Swaps `state` in (call inside `whileBusy`). Stores missing from the state are emptied, or
- *  dropped for collections the new schema lacks. If a store refuses its content (a unique
- *  index), the stores already swapped are put back before the error is rethrown. */
+/** Swaps `state` in (call inside `whileBusy`): all of it or nothing, across kill -9 too.
+ *  Stores missing from the state are emptied, or dropped for collections the new schema lacks.
+ *  Every change is prepared first (a store refusing its content, a unique index, fails here and
+ *  changes nothing), then, on disk, written beside the live files and switched in through one
+ *  journal (storage/swap.ts), and only then applied in memory. */
 export async function applyState(ctx: AppContext, ws: Workspace, state: WorkspaceState): Promise<void> {
-  const before = await captureState(ctx, ws, { copyDocs: false, files: false });
-  try {
-    await swapStores(ws, state);
-  } catch (err) {
-    await swapStores(ws, before).catch(() => undefined);
-    throw err;
-  }
-  if (JSON.stringify(ws.settings.data) !== JSON.stringify(state.settings)) await ws.settings.replace(state.settings);
-  if (state.files) await applyFiles(ctx, ws, state.files);
-  await ctx.registry.notifyReplaced(ws);
-}
-
-async function swapStores(ws: Workspace, state: WorkspaceState): Promise<void> {
   const collections = new Set(state.settings.collections.map((c) => `collections/${c._id}`));
   const leave = (name: string) => UNTOUCHED_STORES.has(name) || !!state.keep?.has(name);
   const existing = new Set(await ws.storeNames());
+  /** Store name → its new documents, or null: the store goes. */
+  const targets = new Map<string, Doc[] | null>();
   for (const [name, docs] of state.stores) {
     if (leave(name) || (docs.length === 0 && !existing.has(name))) continue; // nothing to empty
-    const store = await ws.store(name);
-    if (await restoreChanged(store, docs)) continue;
-    try {
-      await store.replaceAll(docs);
-    } catch (err) {
-      // A collection store may carry a unique index the new schema lacks: start it afresh (the
-      // database module rebuilds the indexes the schema wants when it next opens it).
-      if (!isCollectionStore(name)) throw err;
-      await ws.dropStore(name);
-      await (await ws.store(name)).replaceAll(docs);
-    }
-    remember(await ws.store(name), docs);
+    targets.set(name, docs);
   }
-  for (const name of await ws.storeNames()) {
+  for (const name of existing) {
     if (state.stores.has(name) || leave(name)) continue;
-    if (isCollectionStore(name) && !collections.has(name)) await ws.dropStore(name);
-    else {
-      const store = await ws.store(name);
-      if (store.size > 0) await store.replaceAll([]);
+    targets.set(name, isCollectionStore(name) && !collections.has(name) ? null : []);
+  }
+  const open = new Map<string, DocStore>();
+  for (const [name, docs] of targets) if (docs) open.set(name, await ws.store(name));
+  const names = [...open.keys()].sort();
+
+  // Hold every store's write queue (a delivery or an execution being written meanwhile waits).
+  const held = async (i: number): Promise<Map<string, Doc[] | null>> => {
+    if (i < names.length) return open.get(names[i])!.holdWrites(() => held(i + 1));
+    return swapHeld(ctx, ws, state, targets, open);
+  };
+  const reload = await held(0);
+  // Stores rebuilt or dropped: their file is already in place on disk; loaded afresh on next use.
+  for (const [name, docs] of reload) {
+    if (ws.dir) await ws.forgetStore(name);
+    else { await ws.dropStore(name); if (docs) await (await ws.store(name)).replaceAll(docs); }
+  }
+  await ctx.registry.notifyReplaced(ws);
+}
+
+async function swapHeld(ctx: AppContext, ws: Workspace, state: WorkspaceState, targets: Map<string, Doc[] | null>, open: Map<string, DocStore>): Promise<Map<string, Doc[] | null>> {
+  const staged: Array<{ name: string; change: StagedChange; docs: Doc[] }> = [];
+  /** Stores whose file is written afresh and loaded again (dropped, or rebuilt without the indexes
+   *  of the old schema: the database module adds the indexes the new schema wants). */
+  const reload = new Map<string, Doc[] | null>();
+  for (const [name, docs] of targets) {
+    if (!docs) { reload.set(name, null); continue; }
+    const store = open.get(name)!;
+    const incremental = stageChanged(store, docs);
+    if (incremental) { if (incremental.text) staged.push({ name, change: incremental, docs }); continue; }
+    if (docs.length === 0 && store.size === 0) continue;
+    try {
+      staged.push({ name, change: store.stageReplaceAll(docs), docs });
+    } catch (err) {
+      if (!isCollectionStore(name)) throw err;
+      // A collection store may carry a unique index the new schema lacks: start it afresh.
+      const bare = await DocStore.open({});
+      await bare.replaceAll(docs); // the same uniqueness check as a fresh store's (the _id)
+      reload.set(name, docs);
     }
   }
+  const settingsChanged = JSON.stringify(ws.settings.data) !== JSON.stringify(state.settings);
+
+  if (!ws.dir) {
+    // In memory: nothing to journal; every change was checked above and cannot fail now.
+    for (const { change } of staged) change.apply();
+    if (settingsChanged) await ws.settings.replace(state.settings);
+    if (state.files) await applyFiles(ctx, ws, state.files);
+  } else {
+    const files = state.files ? await planFiles(ctx, ws, state.files) : undefined;
+    const swap = await Swap.begin(ws.dir);
+    try {
+      for (const { name, change } of staged) {
+        if (change.rewrite) await swap.rewrite(ws.fileOf(name)!, change.text);
+        else await swap.append(ws.fileOf(name)!, change.text);
+      }
+      for (const [name, docs] of reload) {
+        if (docs) await swap.rewrite(ws.fileOf(name)!, compactText(docs, [{ fieldName: 'createdAt' }]));
+        else swap.remove(ws.fileOf(name)!);
+      }
+      if (settingsChanged) await swap.rewrite(join(ws.dir, 'settings.json'), JSON.stringify(state.settings, null, 2));
+      for (const path of files?.remove ?? []) swap.remove(path);
+      for (const { path, src } of files?.put ?? []) {
+        if ('data' in src) await swap.rewrite(path, src.data); else await swap.copy(path, src.path);
+      }
+    } catch (err) {
+      await swap.abandon();
+      throw err;
+    }
+    await swap.commit();
+    // On disk now: the same changes in memory.
+    for (const { name, change } of staged) {
+      change.apply();
+      change.store.fileReplaced((await stat(ws.fileOf(name)!).catch(() => undefined))?.size ?? 0);
+    }
+    if (settingsChanged) ws.settings.adopt(state.settings);
+    if (files) await markWritten(files);
+  }
+  for (const { name, docs } of staged) remember(open.get(name)!, docs);
+  return reload;
 }
