@@ -3,7 +3,7 @@
 // (fail the N-th write with ENOSPC, EROFS, EPERM... without root) and crash the process at a
 // named step (a child process killed mid-import), and so that the error of a failed write is
 // always turned into a storage error (errors.ts) naming the folder.
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type DiskOp = 'append' | 'write' | 'truncate' | 'rename' | 'remove' | 'mkdir' | 'copy';
@@ -29,7 +29,15 @@ export function injectDiskFault(f: DiskFault | undefined): void {
   fault = f && { ...f, seen: 0, failed: 0 };
 }
 
+/** Test hook for child processes: while the file named by HOMEBASE_TEST_DISK_FAULT_FILE
+ *  exists, every write fails with the error code it holds (ENOSPC, EROFS...). */
+const faultFile = process.env.HOMEBASE_TEST_DISK_FAULT_FILE;
+
 function check(op: DiskOp, path: string): NodeJS.ErrnoException | undefined {
+  if (faultFile && op !== 'truncate' && op !== 'remove' && existsSync(faultFile)) {
+    const code = readFileSync(faultFile, 'utf8').trim() || 'ENOSPC';
+    return Object.assign(new Error(`${code}: injected fault, ${op} '${path}'`), { code, syscall: op, path });
+  }
   if (!fault) return undefined;
   if (fault.ops ? !fault.ops.includes(op) : op === 'truncate' || op === 'remove') return undefined;
   if (fault.path && !(typeof fault.path === 'string' ? path.includes(fault.path) : fault.path.test(path))) return undefined;
