@@ -19,7 +19,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const tokenRes = await fetch(`${line.url}/workspaces/demo/token`, { method: 'POST', headers: { authorization: `Bearer ${line.consoleToken}` } });
     const token = (await tokenRes.json()).token as string;
     const req = (method: string, path: string, body?: unknown) => fetch(`${line.url}/app/demo${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body),
+      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     });
     expect((await req('POST', '/database', { _id: 'notes' })).status).toBe(201);
     for (let i = 0; i < 5; i++) expect((await req('POST', '/database/notes', { _id: `n${i}` })).status).toBe(201);
