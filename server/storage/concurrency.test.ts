@@ -88,3 +88,22 @@ describe('parallel partial updates of one object', () => {
       async () => (await t.req('GET', '/database?limit=100')).body.data.find((c: { _id: string }) => c._id === 'race2'));
   });
 });
+
+describe('parallel role changes', () => {
+  it('two admins demoting each other at once leave one admin', async () => {
+    const a = await t.user('AdminA', { role: 'admin' });
+    const b = await t.user('AdminB', { role: 'admin' });
+    // Demote every other admin (the harness's too) so that only a and b are left.
+    const admins = (await t.req('GET', '/users?limit=100&filter[role]=admin')).body.data as Array<{ _id: string }>;
+    for (const u of admins) if (u._id !== a._id && u._id !== b._id) expect((await t.req('PUT', `/users/${u._id}`, { token: a.token, body: { role: 'user' } })).status).toBe(200);
+    const [ra, rb] = await Promise.all([
+      t.req('PUT', `/users/${b._id}`, { token: a.token, body: { role: 'user' } }),
+      t.req('PUT', `/users/${a._id}`, { token: b.token, body: { role: 'user' } }),
+    ]);
+    // One wins; the other is refused (409: the last admin; or 403 if it was already demoted).
+    expect([ra.status, rb.status].filter((s) => s === 200)).toHaveLength(1);
+    expect([ra.status, rb.status].filter((s) => s !== 200)[0]).toBeOneOf([403, 409]);
+    const left = (await t.req('GET', '/users?limit=100&filter[role]=admin', { token: ra.status === 200 ? a.token : b.token })).body.data;
+    expect(left).toHaveLength(1);
+  });
+});

@@ -28,7 +28,18 @@ export interface UpdateOptions {
   keepSessionId?: string;
 }
 
+/** Role changes and deletions run one at a time per workspace: two admins demoting or deleting
+ *  each other at once must not leave the workspace without one. */
+async function adminGuard<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
+  return (await usersStore(ws)).exclusive('$admins', fn);
+}
+
 export async function changeUser(ctx: AppContext, ws: Workspace, id: string, patch: UserPatch, options: UpdateOptions = {}): Promise<UserDoc> {
+  if (patch.role !== undefined) return adminGuard(ws, () => applyUserChange(ctx, ws, id, patch, options));
+  return applyUserChange(ctx, ws, id, patch, options);
+}
+
+async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch: UserPatch, options: UpdateOptions): Promise<UserDoc> {
   const current = await findUser(ws, id);
   if (!current) throw ApiError.notFound('User', id);
   if (patch.role !== undefined && current.role === 'admin' && patch.role !== 'admin' && (await countAdmins(ws)) <= 1) {
@@ -45,6 +56,10 @@ export async function changeUser(ctx: AppContext, ws: Workspace, id: string, pat
 }
 
 export async function removeUser(ctx: AppContext, ws: Workspace, id: string, actor?: Actor): Promise<void> {
+  return adminGuard(ws, () => applyUserRemoval(ctx, ws, id, actor));
+}
+
+async function applyUserRemoval(ctx: AppContext, ws: Workspace, id: string, actor?: Actor): Promise<void> {
   const current = await findUser(ws, id);
   if (!current) throw ApiError.notFound('User', id);
   if (current.role === 'admin' && (await countAdmins(ws)) <= 1) {
