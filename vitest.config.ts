@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'electron/**/*.test.ts'],
+    include: ['server/**/*.test.ts', 'renderer/src/**/*.test.ts', 'bench/**/*.test.ts', 'electron/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -1,9 +1,6 @@
 // Builds the Express app: global middleware, the console API, the workspace API with one bind
 // per module, the console UI, and the error handler last. It never listens.
 import express, { Router, type Request, type RequestHandler } from 'express';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext, Module } from './modules/context.js';
 import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
@@ -12,6 +9,7 @@ import { authenticate } from './modules/auth/authenticate.js';
 import { isLoopbackHost } from './core/config.js';
 import { accessLabel, getCollection, getRecord } from './modules/database/service.js';
 import { requestLogMiddleware } from './modules/request-log/request-log.js';
+import { consoleDistDir, mountConsole } from './console-ui.js';
 
 const ID = '([A-Za-z][A-Za-z0-9_-]{0,63})';
 /** `/api/app/{app_id}/database/{collection}/{id}`, ids as CONTRACT §6 spells them. */
@@ -94,17 +92,8 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
 
   app.use('/api', notFoundHandler);
 
-  // The console UI (renderer/dist), when it has been built.
-  const consoleDist = fileURLToPath(new URL('../renderer/dist', import.meta.url));
-  if (existsSync(join(consoleDist, 'index.html'))) {
-    app.use(express.static(consoleDist, { index: 'index.html' }));
-    app.get(/^\/(?!api\/).*/, (_req, res) => res.sendFile(join(consoleDist, 'index.html')));
-  } else {
-    app.get('/', (_req, res) => {
-      res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Homebase</title>
-<h1>Homebase is running</h1><p>API: <code>/api</code> · health: <a href="/api/health">/api/health</a></p>`);
-    });
-  }
+  // The console UI (dist/console, built by Vite), when it has been built.
+  mountConsole(app, consoleDistDir());
 
   app.use(notFoundHandler);
   app.use(errorHandler);

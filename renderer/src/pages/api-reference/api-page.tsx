@@ -1,0 +1,46 @@
+// `/app/{app_id}/api/`: Swagger UI (swagger-ui-dist, bundled, loaded on this page only) on the
+// workspace's openapi.json, authorised with a freshly minted admin token. No online validator;
+// nothing is fetched from another host.
+import { useEffect, useRef, useState } from 'react';
+import { useParams } from 'react-router';
+import { adminToken } from '../../api/client';
+import { ErrorBox } from '../../components/error-box';
+import 'swagger-ui-dist/swagger-ui.css';
+import './swagger-theme.css';
+
+export default function ApiReferencePage() {
+  const { appId = '' } = useParams();
+  const host = useRef<HTMLDivElement>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      try {
+        const [{ SwaggerUIBundle }, token] = await Promise.all([import('swagger-ui-dist/swagger-ui-bundle.js'), adminToken(appId, true)]);
+        if (cancelled || !host.current) return;
+        const ui = SwaggerUIBundle({
+          domNode: host.current,
+          url: `/api/app/${encodeURIComponent(appId)}/openapi.json`,
+          validatorUrl: null,
+          deepLinking: false,
+          persistAuthorization: false,
+          tryItOutEnabled: false,
+          onComplete: () => { ui.preauthorizeApiKey('bearerAuth', token); },
+        });
+      } catch (e) {
+        if (!cancelled) setError(e);
+      }
+    })();
+    return () => { cancelled = true; if (host.current) host.current.innerHTML = ''; };
+  }, [appId]);
+  return (
+    <div className="stack">
+      <div>
+        <h1>API reference</h1>
+        <p className="muted">Every endpoint of workspace <code>{appId}</code>, from its <a href={`/api/app/${appId}/openapi.json`}>openapi.json</a>. <em>Authorize</em> holds a freshly minted admin token; <em>Try it out</em> sends to this server.</p>
+      </div>
+      <ErrorBox error={error} />
+      <div ref={host} className="swagger-host" />
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+// `/app/{app_id}/users`: the workspace's users — search, page, create, change role, delete,
+// impersonate (copy the token) and send a recovery email (it lands in the outbox).
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, enc, workspaceApi } from '../../api/client';
+import { keys } from '../../api/keys';
+import { CopyButton } from '../../components/copy-button';
+import { Dialog } from '../../components/dialog';
+import { ErrorBox } from '../../components/error-box';
+import { Pager } from '../../components/pager';
+import { TextField } from '../../components/text-field';
+import type { ListResponse, User } from '../../../../server/shared/models';
+
+export function UsersPage() {
+  const { appId = '' } = useParams();
+  const qc = useQueryClient();
+  const [search, setSearch] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<User | null>(null);
+  const [impersonated, setImpersonated] = useState<{ user: User; token: string; refreshToken: string } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const limit = 25;
+  const query = { limit, offset, sort: 'createdAt', ...(search ? { 'filter[email][$contains]': search } : {}) };
+  const list = useQuery({
+    queryKey: [...keys.users(appId), query],
+    queryFn: () => workspaceApi<ListResponse<User>>(appId, '/users', { query }),
+    placeholderData: keepPreviousData,
+  });
+  const invalidate = () => { void qc.invalidateQueries({ queryKey: keys.users(appId) }); void qc.invalidateQueries({ queryKey: keys.counts(appId) }); };
+  const role = useMutation({
+    mutationFn: ({ id, role }: { id: string; role: string }) => workspaceApi(appId, `/users/${enc(id)}`, { method: 'PATCH', body: { role } }),
+    onSuccess: invalidate,
+  });
+  const impersonate = useMutation({
+    mutationFn: (u: User) => workspaceApi<{ token: string; refreshToken: string }>(appId, `/auth/impersonate/${enc(u._id)}`, { method: 'POST' }).then((r) => ({ ...r, user: u })),
+    onSuccess: setImpersonated,
+  });
+  const recover = useMutation({
+    mutationFn: (u: User) => workspaceApi(appId, '/auth/forgot-password', { method: 'POST', body: { email: u.email } }).then(() => u),
+    onSuccess: (u) => setNotice(`A recovery email for ${u.email} is in the outbox.`),
+  });
+  return (
+    <div className="stack">
+      <div className="page-head" style={{ marginBottom: 0 }}>
+        <div>
+          <h1>Users</h1>
+          <p className="muted">People who sign in to this workspace's API. Roles: <code>admin</code> can do everything; <code>user</code> follows the collections' access rules.</p>
+        </div>
+        <button type="button" className="primary" onClick={() => setCreating(true)}>New user</button>
+      </div>
+      <div className="toolbar" role="search">
+        <label className="check">Search by email <input type="search" value={search} onChange={(e) => { setSearch(e.target.value); setOffset(0); }} placeholder="part of an email" /></label>
+      </div>
+      <ErrorBox error={list.error ?? role.error ?? impersonate.error ?? recover.error} />
+      {notice ? <div className="notice" role="status">{notice} <Link to={`/app/${appId}/outbox`}>Open the outbox</Link></div> : null}
+      <div className="table-wrap">
+        <table className="list">
+          <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+          <tbody>
+            {list.data?.data.map((u) => (
+              <tr key={u._id}>
+                <td>{u.email}<div className="muted small mono">{u._id}</div></td>
+                <td>{u.name}</td>
+                <td>
+                  <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => role.mutate({ id: u._id, role: e.target.value })}>
+                    {[...new Set(['user', 'admin', u.role])].map((r) => <option key={r} value={r}>{r}</option>)}
+                  </select>
+                </td>
+                <td className="muted small">{new Date(u.createdAt).toLocaleString()}</td>
+                <td><div className="row">
+                  <button type="button" className="small" onClick={() => impersonate.mutate(u)} aria-label={`Impersonate ${u.email}`}>Impersonate</button>
+                  <button type="button" className="small" onClick={() => recover.mutate(u)} aria-label={`Send a recovery email to ${u.email}`}>Send recovery email</button>
+                  <button type="button" className="small" onClick={() => setDeleting(u)} aria-label={`Delete ${u.email}`}>Delete</button>
+                </div></td>
+              </tr>
+            ))}
+            {list.data?.data.length === 0 ? <tr><td colSpan={5} className="muted">No user matches.</td></tr> : null}
+          </tbody>
+        </table>
+      </div>
+      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="User pages" /> : null}
+
+      <Dialog open={creating} title="New user" onClose={() => setCreating(false)}>
+        {creating ? <CreateUser appId={appId} onDone={() => { setCreating(false); invalidate(); }} /> : null}
+      </Dialog>
+      <Dialog open={!!deleting} title={`Delete ${deleting?.email ?? ''}`} onClose={() => setDeleting(null)}>
+        {deleting ? <DeleteUser appId={appId} user={deleting} onDone={() => { setDeleting(null); invalidate(); }} /> : null}
+      </Dialog>
+      <Dialog open={!!impersonated} title={`Signed in as ${impersonated?.user.email ?? ''}`} onClose={() => setImpersonated(null)}>
+        {impersonated ? (
+          <div className="stack">
+            <p>An access token of <code>{impersonated.user.email}</code> (it carries <code>act.sub</code> = the admin). Use it as <code>Authorization: Bearer …</code> to see the API as this user.</p>
+            <div className="row"><strong>Access token</strong><CopyButton text={impersonated.token} what="the access token" /></div>
+            <pre>{impersonated.token}</pre>
+            <div className="row"><strong>Refresh token</strong><CopyButton text={impersonated.refreshToken} what="the refresh token" /></div>
+          </div>
+        ) : null}
+      </Dialog>
+    </div>
+  );
+}
+
+function CreateUser({ appId, onDone }: { appId: string; onDone: () => void }) {
+  const [u, setU] = useState({ email: '', password: '', name: '', role: 'user' });
+  const create = useMutation({
+    mutationFn: () => workspaceApi(appId, '/users', { method: 'POST', body: { email: u.email, password: u.password, ...(u.name ? { name: u.name } : {}), role: u.role } }),
+    onSuccess: onDone,
+  });
+  const errs = create.error instanceof ApiError ? create.error.fieldErrors() : {};
+  const set = (k: keyof typeof u) => (v: string) => setU((x) => ({ ...x, [k]: v }));
+  return (
+    <form className="form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} noValidate>
+      <TextField label="Email" type="email" value={u.email} onChange={set('email')} error={errs.email} required />
+      <TextField label="Password" type="password" value={u.password} onChange={set('password')} error={errs.password} required hint="At least 8 characters." />
+      <TextField label="Name" value={u.name} onChange={set('name')} error={errs.name} />
+      <label className="field">Role
+        <select value={u.role} onChange={(e) => set('role')(e.target.value)}><option value="user">user</option><option value="admin">admin</option></select>
+      </label>
+      <ErrorBox error={create.error} />
+      <div className="form-actions"><button type="submit" className="primary" disabled={create.isPending}>Create user</button></div>
+    </form>
+  );
+}
+
+function DeleteUser({ appId, user, onDone }: { appId: string; user: User; onDone: () => void }) {
+  const del = useMutation({ mutationFn: () => workspaceApi(appId, `/users/${enc(user._id)}`, { method: 'DELETE' }), onSuccess: onDone });
+  return (
+    <div className="stack">
+      <p>Delete <code>{user.email}</code>? Their sessions end at once. Records they own stay.</p>
+      <ErrorBox error={del.error} />
+      <div className="form-actions"><button type="button" className="danger" disabled={del.isPending} onClick={() => del.mutate()}>Delete user</button></div>
+    </div>
+  );
+}
