@@ -1,7 +1,7 @@
 // What every spec shares: the server's URL and console token, a fresh workspace per test
 // (deleted after it), API helpers to arrange data, a signed-in page, and the axe check.
 import { test as base, expect, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { randomBytes } from 'node:crypto';
 
 export const SERVER = () => process.env.HOMEBASE_E2E_URL!;
@@ -65,7 +65,7 @@ export async function expectAccessible(page: Page, what: string, exclude: string
   for (const sel of exclude) builder = builder.exclude(sel);
   const result = await builder.analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
+  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.slice(0, 10).map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
   expect(report, `axe on ${what}`).toBe('');
 }
 

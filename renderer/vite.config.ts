@@ -17,6 +17,8 @@ export default defineConfig({
     // Swagger UI is one large lazy chunk, loaded by the API reference page only.
     chunkSizeWarningLimit: 2500,
     sourcemap: false,
+    // No per-plugin timing report on every build.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
   server: {
     host: '127.0.0.1',

@@ -14,9 +14,12 @@ export default function ApiReferencePage() {
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let cancelled = false;
+    let observer: MutationObserver | undefined;
     (async () => {
       try {
-        const [{ SwaggerUIBundle }, token] = await Promise.all([import('swagger-ui-dist/swagger-ui-bundle.js'), adminToken(appId, true)]);
+        const [mod, token] = await Promise.all([import('swagger-ui-dist/swagger-ui-bundle.js'), adminToken(appId, true)]);
+        // A UMD bundle: the function is the module's default export.
+        const SwaggerUIBundle = (mod as unknown as { default?: typeof mod.SwaggerUIBundle }).default ?? mod.SwaggerUIBundle;
         if (cancelled || !host.current) return;
         const ui = SwaggerUIBundle({
           domNode: host.current,
@@ -27,11 +30,14 @@ export default function ApiReferencePage() {
           tryItOutEnabled: false,
           onComplete: () => { ui.preauthorizeApiKey('bearerAuth', token); },
         });
+        // Swagger UI leaves some controls unnamed (the servers list): name them as they appear.
+        observer = new MutationObserver(() => nameControls(host.current));
+        observer.observe(host.current, { childList: true, subtree: true });
       } catch (e) {
         if (!cancelled) setError(e);
       }
     })();
-    return () => { cancelled = true; if (host.current) host.current.innerHTML = ''; };
+    return () => { cancelled = true; observer?.disconnect(); if (host.current) host.current.innerHTML = ''; };
   }, [appId]);
   return (
     <div className="stack">
@@ -43,4 +49,14 @@ export default function ApiReferencePage() {
       <div ref={host} className="swagger-host" />
     </div>
   );
+}
+
+function nameControls(root: HTMLElement | null): void {
+  if (!root) return;
+  for (const el of root.querySelectorAll<HTMLElement>('select:not([aria-label]), input:not([aria-label]), textarea:not([aria-label])')) {
+    const labelled = (el as HTMLInputElement).labels;
+    if (el.id !== 'servers' && labelled?.length && [...labelled].some((l) => l.textContent?.trim())) continue;
+    const name = el.id === 'servers' ? 'Server' : el.getAttribute('placeholder') ?? el.closest('tr')?.querySelector('.parameter__name')?.textContent?.replace('*', '').trim() ?? el.getAttribute('title');
+    if (name) el.setAttribute('aria-label', name);
+  }
 }

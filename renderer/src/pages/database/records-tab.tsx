@@ -121,7 +121,7 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
       <FilterBar conditions={conditions} fields={allColumns} onApply={applyFilter} />
       <div className="toolbar">
         <label className="check">View
-          <select value={view} onChange={(e) => update((p) => { if (e.target.value) p.set('view', e.target.value); else p.delete('view'); p.delete('page'); })}>
+          <select aria-label="View" value={view} onChange={(e) => update((p) => { if (e.target.value) p.set('view', e.target.value); else p.delete('view'); p.delete('page'); })}>
             <option value="">(none)</option>
             {def.views.map((v) => <option key={v._id} value={v._id}>{v.name}</option>)}
           </select>

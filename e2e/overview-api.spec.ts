@@ -1,0 +1,49 @@
+// The overview (addresses, counts, working snippets) and the API reference (Swagger UI served
+// locally, Authorize prefilled, Try it out answering from this server), and the request log.
+import { test, expect, expectAccessible } from './fixtures';
+
+test('overview shows the addresses, counts and a curl snippet whose token works', async ({ signedIn: page, ws }) => {
+  await ws.api('POST', '/database', { _id: 'a' });
+  await page.goto(`/app/${ws.id}`);
+  await expect(page.getByText(`${ws.base}`, { exact: true })).toBeVisible();
+  await expect(page.getByText(`ws://127.0.0.1`)).toBeVisible();
+  await expect(page.getByRole('link', { name: /Collections/ })).toContainText('1');
+  const curl = (await page.locator('pre').first().textContent())!;
+  const token = /Bearer ([^']+)'/.exec(curl)![1];
+  expect(token).not.toBe('<ACCESS_TOKEN>');
+  const res = await fetch(`${ws.base}/database`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  await expectAccessible(page, 'overview');
+});
+
+test('API reference: Swagger UI offline, authorised, Try it out answers from this server', async ({ signedIn: page, ws }) => {
+  test.setTimeout(120_000);
+  await ws.api('POST', '/database', { _id: 'things' });
+  await page.goto(`/app/${ws.id}`);
+  await page.getByRole('link', { name: 'API reference' }).first().click();
+  await expect(page).toHaveURL(new RegExp(`/app/${ws.id}/api/$`));
+  await expect(page.getByRole('heading', { name: new RegExp(`Homebase workspace ${ws.id}`) })).toBeVisible({ timeout: 30_000 });
+  // Authorize is prefilled: the lock shows as locked.
+  await expect(page.locator('.swagger-ui .auth-wrapper .authorize.locked')).toBeVisible();
+  await expectAccessible(page, 'API reference');
+  const op = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/database"]') }).first();
+  await op.locator('.opblock-summary').first().click();
+  await op.getByRole('button', { name: 'Try it out' }).click();
+  const answered = page.waitForResponse((r) => r.url().startsWith(`${ws.base}/database`) && r.request().method() === 'GET');
+  await op.getByRole('button', { name: 'Execute' }).click();
+  const res = await answered;
+  expect(res.status()).toBe(200);
+  expect(res.request().headers().authorization).toMatch(/^Bearer ey/);
+  await expect(op.locator('.live-responses-table tbody .response-col_status').first()).toContainText('200');
+});
+
+test('the request log lists requests live with filters', async ({ signedIn: page, ws }) => {
+  await page.goto(`/app/${ws.id}/requests`);
+  await ws.api('GET', '/database/missing');
+  await expect(page.getByRole('row').filter({ hasText: '/database/missing' })).toBeVisible();
+  await page.getByLabel('Status').selectOption('2xx');
+  await expect(page.getByRole('row').filter({ hasText: '/database/missing' })).toBeHidden();
+  await page.getByLabel('Status').selectOption('4xx');
+  await expect(page.getByRole('row').filter({ hasText: '/database/missing' })).toBeVisible();
+  await expectAccessible(page, 'request log');
+});
