@@ -15,7 +15,7 @@ describe('npm run bench (smoke)', () => {
     const out = await mkdtemp(join(tmpdir(), 'hb-bench-smoke-'));
     try {
       const options = parseOptions(['--sizes', '300', '--create-sizes', '300', '--start-size', '300', '--start-runs', '2', '--restore-size', '0',
-        '--warmup', '0', '--duration', '0.25', '--repeats', '2', '--connections', '4', '--source', '--quiet'], {});
+        '--warmup', '0', '--duration', '0.25', '--repeats', '2', '--connections', '4', '--source', '--no-console', '--quiet'], {});
       const results = await runBench(options);
       for (const size of [300]) {
         for (const op of OPS) {

@@ -27,6 +27,8 @@ export interface BenchOptions {
   /** Optional suites, when their modules exist. */
   storage: boolean;
   realtime: boolean;
+  /** The console in Chromium: first records page at 100,000 records, paging, JS size (on by default). */
+  console: boolean;
   /** Where the JSON and Markdown results go; undefined = don't write. */
   outDir?: string;
   /** Print progress lines to stderr. */
@@ -47,6 +49,7 @@ export const DEFAULTS: BenchOptions = {
   source: false,
   storage: false,
   realtime: false,
+  console: true,
   outDir: 'bench/results',
   verbose: true,
 };
@@ -65,6 +68,7 @@ const FLAGS = {
   source: { type: 'boolean' },
   storage: { type: 'boolean' },
   realtime: { type: 'boolean' },
+  'no-console': { type: 'boolean' },
   out: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -72,10 +76,10 @@ const FLAGS = {
 
 export const USAGE = `Usage: npm run bench -- [--sizes 10000,100000] [--create-sizes 1000,10000,100000]
   [--start-size 100000] [--start-runs 3] [--restore-size 10000] [--connections 10] [--warmup 2] [--duration 5]
-  [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--out bench/results] [--quiet]
+  [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--no-console] [--out bench/results] [--quiet]
 Every flag has an environment twin: BENCH_SIZES, BENCH_CREATE_SIZES, BENCH_START_SIZE, BENCH_START_RUNS,
 BENCH_RESTORE_SIZE, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_DURATION, BENCH_REPEATS,
-BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_OUT.`;
+BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_NO_CONSOLE=1, BENCH_OUT.`;
 
 function list(raw: string | undefined, name: string): number[] | undefined {
   if (raw === undefined) return undefined;
@@ -110,6 +114,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     source: v.source ?? flagOn(env.BENCH_SOURCE),
     storage: v.storage ?? flagOn(env.BENCH_STORAGE),
     realtime: v.realtime ?? flagOn(env.BENCH_REALTIME),
+    console: !(v['no-console'] ?? flagOn(env.BENCH_NO_CONSOLE)),
     outDir: v.out ?? env.BENCH_OUT ?? DEFAULTS.outDir,
     verbose: !(v.quiet ?? false),
     help: !!v.help,

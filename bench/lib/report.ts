@@ -1,5 +1,6 @@
 // Turns a benchmark result into the one comparison table (plain text for the terminal,
 // Markdown for the README / docs) and checks the issue's targets against it.
+import type { ConsoleBenchResult } from '../console.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchResults } from './suite.js';
@@ -39,6 +40,13 @@ export function rows(r: BenchResults): string[][] {
     const how = { changed: 'after a test changed a record', full: 'whole workspace rewritten' } as const;
     for (const f of restores) out.push([`snapshot restore, ${where[f.storage]}, ${how[f.mode]} (ms)`, int(f.records), ms1(f.medianMs, f.minMs, f.maxMs), '', '', '', '']);
   } else if (r.restore && Number.isFinite(r.restore.ms)) out.push(['snapshot restore (ms)', int(r.restore.size), int(r.restore.ms), '', '', '', '']);
+  const c = r.extra.console as ConsoleBenchResult | undefined;
+  if (c) {
+    out.push(['console: navigate → first records page, Chromium (ms)', int(c.records), ms1(c.firstPageMs.median, c.firstPageMs.min, c.firstPageMs.max), '', '', '', '']);
+    out.push(['console: Next → next page of 100 (ms)', int(c.records), `${int(c.nextPageMs.median)} (max ${int(c.nextPageMs.max)})`, '', '', '', '']);
+    out.push(['console: longest main-thread task while paging (ms)', int(c.records), int(c.longestTaskMs), '', '', '', '']);
+    out.push(['console: records page JavaScript, gzip (KiB)', `${c.recordsPageJs.files} files`, fmt(c.recordsPageJs.gzipBytes / 1024), '', '', '', '']);
+  }
   const seed = r.restore?.detail?.seedStart;
   if (seed) {
     out.push(['start with --seed → first response (ms)', int(seed.records), int(seed.medianMs), '', '', '', '']);
@@ -81,6 +89,11 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     const figs = r.restore?.detail?.figures.filter((f) => f.records === records) ?? [];
     const worst = figs.length ? Math.max(...figs.map((f) => f.medianMs)) : undefined;
     if (worst !== undefined || r.restore) out.push({ target: `snapshot restore of ${int(records)} records < ${limit} ms (slowest kind)`, value: worst === undefined ? 'not measured' : `${fmt(worst)} ms`, ok: worst === undefined ? undefined : worst < limit });
+  }
+  const c = r.extra.console as ConsoleBenchResult | undefined;
+  if (c || r.options.console) {
+    out.push({ target: `console: first records page at ${int(c?.records ?? 100_000)} records within 1 s (Chromium)`, value: c ? `${int(c.firstPageMs.median)} ms` : 'not measured', ok: c ? c.firstPageMs.median <= 1000 : undefined });
+    out.push({ target: 'console: paging never freezes (longest task < 200 ms)', value: c ? `${int(c.longestTaskMs)} ms` : 'not measured', ok: c ? c.longestTaskMs < 200 : undefined });
   }
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });
