@@ -14,6 +14,8 @@ import { UsersPage } from './pages/users/users-page';
 import { LaterPage } from './pages/later/later-page';
 import { OutboxPage } from './pages/outbox/outbox-page';
 import { RequestsPage } from './pages/requests/requests-page';
+import { StoragePage } from './pages/storage/storage-page';
+import { CredentialsPage } from './pages/credentials/credentials-page';
 
 // Swagger UI is large: loaded by the API reference page only.
 const ApiReferencePage = lazy(() => import('./pages/api-reference/api-page'));
@@ -74,11 +76,11 @@ export function App() {
               <Route path="database" element={<CollectionsPage />} />
               <Route path="database/:collection" element={<RecordsPage />} />
               <Route path="users" element={<UsersPage />} />
-              <Route path="storage" element={<LaterPage area="storage" />} />
+              <Route path="storage" element={<StoragePage />} />
               <Route path="chats/:channelId?" element={<LaterPage area="chats" />} />
               <Route path="webhooks/:id?" element={<LaterPage area="webhooks" />} />
               <Route path="scenarios/:id?" element={<LaterPage area="scenarios" />} />
-              <Route path="credentials" element={<LaterPage area="credentials" />} />
+              <Route path="credentials" element={<CredentialsPage />} />
               <Route path="outbox" element={<OutboxPage />} />
               <Route path="requests" element={<RequestsPage />} />
               <Route path="api/*" element={<Suspense fallback={<p className="muted">Loading the API reference…</p>}><ApiReferencePage /></Suspense>} />

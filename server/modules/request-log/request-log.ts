@@ -2,6 +2,7 @@
 // count that restore and import wait on. One middleware feeds both; it sits on the hot path of
 // every workspace request, so it does no I/O and awaits nothing.
 import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
@@ -18,8 +19,28 @@ export interface RequestLogEntry {
   accessRule?: string;
 }
 
-/** A logged request as kept: the time as a number, formatted only when the log is read. */
-type StoredEntry = Omit<RequestLogEntry, 'time'> & { wall: number };
+/** One request in detail (`GET /workspaces/{app_id}/requests/{id}`): the entry plus the
+ *  request's headers, credentials hidden. */
+export interface RequestLogDetail extends RequestLogEntry { headers: Record<string, string | string[]> }
+
+/** A logged request as kept: the time as a number, formatted only when the log is read, and the
+ *  request's own headers object (a reference, no copy on the hot path). */
+type StoredEntry = Omit<RequestLogEntry, 'time'> & { wall: number; headers: IncomingHttpHeaders };
+
+/** Headers whose values are credentials: shown as their scheme only (`Bearer ***`) or `***`. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+export function maskHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (!SECRET_HEADERS.has(name)) { out[name] = value; continue; }
+    const first = Array.isArray(value) ? value[0] : value;
+    const scheme = /^(Bearer|Basic|Digest|Token)\s/i.exec(first ?? '');
+    out[name] = scheme ? `${scheme[1]} ***` : '***';
+  }
+  return out;
+}
 
 function publicEntry(e: StoredEntry): RequestLogEntry {
   const out: RequestLogEntry = { _id: e._id, method: e.method, path: e.path, status: e.status, durationMs: e.durationMs, time: new Date(e.wall).toISOString() };
@@ -47,6 +68,8 @@ class RingBuffer {
     for (let i = 0; i < n; i++) out[i] = publicEntry(this.items[(this.next - 1 - i + n * 2) % n]);
     return out;
   }
+
+  find(id: string): StoredEntry | undefined { return this.items.find((e) => e._id === id); }
 
   clear(): void { this.items = []; this.next = 0; }
 }
@@ -113,12 +136,19 @@ function record(t: WorkspaceTraffic, req: Request, status: number, started: numb
     durationMs: Math.round((performance.now() - started) * 100) / 100,
     wall,
     accessRule: req.accessRule,
+    headers: req.headers,
   });
 }
 
 /** The logged requests of a workspace, newest first. */
 export function requestLog(ws: Workspace): RequestLogEntry[] {
   return traffic.get(ws)?.log.list() ?? [];
+}
+
+/** One logged request with its headers (credentials hidden), or undefined. */
+export function requestDetail(ws: Workspace, id: string): RequestLogDetail | undefined {
+  const e = traffic.get(ws)?.log.find(id);
+  return e && { ...publicEntry(e), headers: maskHeaders(e.headers) };
 }
 
 export function clearRequestLog(ws: Workspace): void {

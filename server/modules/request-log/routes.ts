@@ -5,7 +5,8 @@ import type { AppContext, Module } from '../context.js';
 import { parseListQuery, listMeta } from '../../core/list-query.js';
 import { compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
 import type { FieldType } from '../../shared/models.js';
-import { requestLog } from './request-log.js';
+import { ApiError } from '../../core/errors.js';
+import { requestDetail, requestLog } from './request-log.js';
 
 /** Filter coercion for request-log entries (`filter[status]=401` matches the number). */
 const REQUEST_TYPES: Record<string, FieldType> = {
@@ -22,6 +23,13 @@ export const requestLogModule: Module = {
       if (q.sort.length) all.sort(comparator(q.sort));
       const page = q.limit === 0 ? [] : all.slice(q.offset, q.offset + q.limit);
       res.json({ data: q.fields ? page.map((e) => project(e, q.fields!)) : page, meta: listMeta(all.length, q) });
+    });
+
+    // One request with its headers (Authorization and other credentials hidden).
+    router.get('/workspaces/:appId/requests/:requestId', (req, res) => {
+      const detail = requestDetail(req.ws, req.params.requestId as string);
+      if (!detail) throw ApiError.notFound('Request', req.params.requestId as string);
+      res.json(detail);
     });
   },
 };

@@ -51,6 +51,27 @@ describe('request log', () => {
   });
 });
 
+describe('request log detail', () => {
+  it('shows one request with its headers, credentials hidden; 404 for an unknown id', async () => {
+    const t = await startTestServer();
+    try {
+      const res = await fetch(`${t.api}/database`, { headers: { authorization: `Bearer ${t.adminToken}`, 'x-trace': 'abc', cookie: 'sid=secret-cookie' } });
+      expect(res.status).toBe(200);
+      const [entry] = (await t.consoleReq('GET', '/workspaces/demo/requests?limit=1')).body.data;
+      expect(entry.headers).toBeUndefined(); // lists stay light
+      const detail = await t.consoleReq('GET', `/workspaces/demo/requests/${entry._id}`);
+      expect(detail.status).toBe(200);
+      expect(detail.body).toMatchObject({ _id: entry._id, method: 'GET', path: '/api/app/demo/database', status: 200, durationMs: expect.any(Number) });
+      expect(detail.body.headers).toMatchObject({ authorization: 'Bearer ***', cookie: '***', 'x-trace': 'abc' });
+      expect(JSON.stringify(detail.body)).not.toContain(t.adminToken);
+      expect(JSON.stringify(detail.body)).not.toContain('secret-cookie');
+      const missing = await t.consoleReq('GET', '/workspaces/demo/requests/r999999');
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe('NOT_FOUND');
+    } finally { await t.close(); }
+  });
+});
+
 describe('request log queries', () => {
   it('filters, sorts, selects and counts like every list (filter[status]=401 is applied)', async () => {
     const t = await startTestServer();

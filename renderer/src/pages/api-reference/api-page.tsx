@@ -28,6 +28,11 @@ export default function ApiReferencePage() {
           deepLinking: false,
           persistAuthorization: false,
           tryItOutEnabled: false,
+          // Tags start folded and the schemas section hidden: a workspace's document is long, and
+          // rendering every operation at once made the page slow to open.
+          docExpansion: 'none',
+          defaultModelsExpandDepth: -1,
+          filter: true,
           onComplete: () => { ui.preauthorizeApiKey('bearerAuth', token); },
         });
         // Swagger UI leaves some controls unnamed (the servers list): name them as they appear.

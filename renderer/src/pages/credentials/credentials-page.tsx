@@ -1,0 +1,114 @@
+// `/app/{app_id}/credentials`: secrets for scenarios ({{secrets.NAME}}). The value is
+// write-only: typed once into a password field, sent, and dropped from memory; the console
+// never shows, stores or logs it (no query cache, no mutation cache: a plain request).
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, enc, workspaceApi } from '../../api/client';
+import { keys } from '../../api/keys';
+import { Dialog } from '../../components/dialog';
+import { ErrorBox } from '../../components/error-box';
+import { Pager } from '../../components/pager';
+import { TextField } from '../../components/text-field';
+import type { ListResponse } from '../../../../server/shared/models';
+
+interface Secret { _id: string; name: string; type: string; description?: string; createdAt: string; updatedAt: string }
+
+export function CredentialsPage() {
+  const { appId = '' } = useParams();
+  const qc = useQueryClient();
+  const [offset, setOffset] = useState(0);
+  const [editing, setEditing] = useState<Secret | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Secret | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const limit = 50;
+  const list = useQuery({
+    queryKey: keys.list(appId, 'credentials', offset),
+    queryFn: () => workspaceApi<ListResponse<Secret>>(appId, '/credentials', { query: { limit, offset } }),
+    placeholderData: keepPreviousData,
+  });
+  const invalidate = () => qc.invalidateQueries({ queryKey: keys.list(appId, 'credentials') });
+  return (
+    <div className="stack">
+      <div className="page-head" style={{ marginBottom: 0 }}>
+        <div>
+          <h1>Secrets</h1>
+          <p className="muted">Values scenarios use as <code>{'{{secrets.NAME}}'}</code>. A value is <strong>write-only</strong>: type it once; it is stored encrypted and never shown again, here or in the API, exports and execution logs.</p>
+        </div>
+        <button type="button" className="primary" onClick={() => setEditing('new')}>New secret</button>
+      </div>
+      <ErrorBox error={list.error ?? error} />
+      <table className="list">
+        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">Value</th><th scope="col">Changed</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          {list.data?.data.map((s) => (
+            <tr key={s._id}>
+              <td><code>{s.name}</code></td>
+              <td>{s.type}</td>
+              <td className="muted">{s.description}</td>
+              <td className="muted" aria-label="hidden value">••••••••</td>
+              <td className="muted small">{new Date(s.updatedAt).toLocaleString()}</td>
+              <td><div className="row">
+                <button type="button" className="small" onClick={() => setEditing(s)} aria-label={`Replace ${s.name}`}>Replace</button>
+                <button type="button" className="small" onClick={() => setDeleting(s)} aria-label={`Delete ${s.name}`}>Delete</button>
+              </div></td>
+            </tr>
+          ))}
+          {list.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">No secret yet.</td></tr> : null}
+        </tbody>
+      </table>
+      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Secret pages" /> : null}
+      <Dialog open={!!editing} title={editing === 'new' ? 'New secret' : `Replace ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
+        {editing ? <SecretForm appId={appId} secret={editing === 'new' ? undefined : editing} onDone={() => { setEditing(null); void invalidate(); }} /> : null}
+      </Dialog>
+      <Dialog open={!!deleting} title={`Delete ${deleting?.name ?? ''}`} onClose={() => setDeleting(null)}>
+        <div className="stack">
+          <p>Scenarios that use <code>{`{{secrets.${deleting?.name}}}`}</code> will fail until a secret of that name exists again.</p>
+          <div className="form-actions"><button type="button" className="danger" onClick={async () => {
+            try { await workspaceApi(appId, `/credentials/${enc(deleting!._id)}`, { method: 'DELETE' }); setDeleting(null); void invalidate(); } catch (e) { setError(e); setDeleting(null); }
+          }}>Delete secret</button></div>
+        </div>
+      </Dialog>
+    </div>
+  );
+}
+
+function SecretForm({ appId, secret, onDone }: { appId: string; secret?: Secret; onDone: () => void }) {
+  const [name, setName] = useState(secret?.name ?? '');
+  const [type, setType] = useState(secret?.type ?? '');
+  const [description, setDescription] = useState(secret?.description ?? '');
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    const body: Record<string, string> = { name, ...(type ? { type } : {}), description };
+    if (value || !secret) body.value = value;
+    try {
+      await (secret
+        ? workspaceApi(appId, `/credentials/${enc(secret._id)}`, { method: 'PATCH', body })
+        : workspaceApi(appId, '/credentials', { method: 'POST', body }));
+      setValue('');
+      onDone();
+    } catch (e) {
+      setError(e);
+    } finally {
+      body.value = '';
+      setBusy(false);
+    }
+  };
+  const errs = error instanceof ApiError ? error.fieldErrors() : {};
+  return (
+    <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} autoComplete="off">
+      <TextField label="Name" value={name} onChange={setName} error={errs.name} required hint="Letters, digits and _; used as {{secrets.NAME}}." />
+      <TextField label="Type" value={type} onChange={setType} error={errs.type} hint="Free text, for you: api-key, password, token…" />
+      <TextField label="Description" value={description} onChange={setDescription} error={errs.description} />
+      <TextField label={secret ? 'New value' : 'Value'} type="password" value={value} onChange={setValue} error={errs.value} required={!secret}
+        hint={secret ? 'Leave empty to keep the current value. It is never shown.' : 'Write-only: it is never shown again.'}
+        inputProps={{ autoComplete: 'new-password', spellCheck: false }} />
+      <ErrorBox error={error} />
+      <div className="form-actions"><button type="submit" className="primary" disabled={busy || !name || (!secret && !value)}>{secret ? 'Save' : 'Create secret'}</button></div>
+    </form>
+  );
+}
