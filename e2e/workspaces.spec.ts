@@ -26,7 +26,7 @@ test('create a workspace, then delete it by typing its id', async ({ signedIn: p
   await expect(del.getByRole('button', { name: 'Delete workspace' })).toBeDisabled();
   await del.getByLabel(/to confirm/).fill(id);
   await del.getByRole('button', { name: 'Delete workspace' }).click();
-  await expect(page.getByRole('link', { name: id })).toBeHidden();
+  await expect(page.getByRole('link', { name: id, exact: true })).toBeHidden();
   expect((await consoleApi<{ data: Array<{ _id: string }> }>('GET', '/workspaces?limit=100')).body.data.map((w) => w._id)).not.toContain(id);
 });
 
