@@ -23,11 +23,13 @@ export interface ConsoleBenchResult {
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Init scripts as text: tsx's transform adds helpers to functions that do not exist in the page.
+const shellHook = (token: string) => `window.homebase = { getConsoleToken: async () => ${JSON.stringify(token)} };`;
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 
 async function start(): Promise<{ child: ChildProcess; consoleUrl: string; token: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve', '--port', '0', '--in-memory', '--json', '--admin-password', 'bench-password-1'], {
-    cwd: ROOT, env: { ...process.env, HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'ignore'],
+    cwd: ROOT, env: { ...process.env, HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<{ consoleUrl: string; consoleToken: string }>((resolve, reject) => {
     let out = '';
@@ -79,10 +81,13 @@ export async function benchConsole(options: ConsoleBenchOptions = {}): Promise<C
       const page = await context.newPage();
       if (i === 0) page.on('response', async (r) => { if (r.request().resourceType() === 'script') scripts.set(r.url(), await r.body()); });
       // Session storage is per page: hand the token over as the desktop shell would.
-      await page.addInitScript((t) => { (window as unknown as { homebase: unknown }).homebase = { getConsoleToken: async () => t }; }, srv.token);
+      await page.addInitScript(shellHook(srv.token));
       const t0 = performance.now();
       await page.goto(`${srv.consoleUrl}/app/demo/database/people`);
-      await page.locator('.grid-row').first().waitFor();
+      await page.locator('.grid-row').first().waitFor().catch(async (e) => {
+        await page.screenshot({ path: '/tmp/console-bench-failure.png' });
+        throw e;
+      });
       const ms = performance.now() - t0;
       if (i > 0) times.push(ms); // the first navigation warms the server's and the browser's caches
       await page.close();
@@ -90,11 +95,9 @@ export async function benchConsole(options: ConsoleBenchOptions = {}): Promise<C
 
     // Paging and scrolling, watching for long tasks.
     const page = await context.newPage();
-    await page.addInitScript((t) => {
-      (window as unknown as { homebase: unknown }).homebase = { getConsoleToken: async () => t };
-      (window as unknown as { longest: number }).longest = 0;
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) (window as unknown as { longest: number }).longest = Math.max((window as unknown as { longest: number }).longest, e.duration); }).observe({ type: 'longtask', buffered: true });
-    }, srv.token);
+    await page.addInitScript(`${shellHook(srv.token)}
+      window.longest = 0;
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration); }).observe({ type: 'longtask', buffered: true });`);
     await page.goto(`${srv.consoleUrl}/app/demo/database/people?limit=100`);
     await page.locator('.grid-row').first().waitFor();
     await page.evaluate(() => { (window as unknown as { longest: number }).longest = 0; });

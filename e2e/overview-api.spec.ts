@@ -47,5 +47,11 @@ test('the request log lists requests live with filters', async ({ signedIn: page
   await expect(page.getByRole('row').filter({ hasText: '/database/missing' })).toBeHidden();
   await page.getByLabel('Status').selectOption('4xx');
   await expect(page.getByRole('row').filter({ hasText: '/database/missing' })).toBeVisible();
+  await page.getByRole('button', { name: /^Details of GET .*\/database\/missing/ }).first().click();
+  const detail = page.getByRole('dialog', { name: 'Request' });
+  await expect(detail).toContainText('404');
+  await expect(detail.getByRole('row', { name: /authorization/ })).toContainText('Bearer ***');
+  await expectAccessible(page, 'request detail');
+  await detail.getByRole('button', { name: 'Close' }).click();
   await expectAccessible(page, 'request log');
 });

@@ -7,9 +7,11 @@ import { consoleApi, enc } from '../../api/client';
 import { keys } from '../../api/keys';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
+import { Dialog } from '../../components/dialog';
 import type { ListResponse } from '../../../../server/shared/models';
 
 interface Entry { _id: string; method: string; path: string; status: number; durationMs: number; time: string; accessRule?: string }
+interface Detail extends Entry { headers: Record<string, string | string[]> }
 const CLASSES: Record<string, [number, number]> = { '2xx': [200, 299], '3xx': [300, 399], '4xx': [400, 499], '5xx': [500, 599] };
 
 export function RequestsPage() {
@@ -19,6 +21,7 @@ export function RequestsPage() {
   const [status, setStatus] = useState('');
   const [path, setPath] = useState('');
   const [live, setLive] = useState(true);
+  const [open, setOpen] = useState<string | null>(null);
   const limit = 50;
   const query: Record<string, string | number | undefined> = { limit, offset, 'filter[method]': method || undefined, 'filter[path][$contains]': path || undefined };
   if (status) { query['filter[status][$gte]'] = CLASSES[status][0]; query['filter[status][$lte]'] = CLASSES[status][1]; }
@@ -61,7 +64,7 @@ export function RequestsPage() {
               <tr key={r._id}>
                 <td className="muted small">{new Date(r.time).toLocaleTimeString()}</td>
                 <td><code>{r.method}</code></td>
-                <td><code>{r.path}</code></td>
+                <td><button type="button" className="link mono" onClick={() => setOpen(r._id)} aria-label={`Details of ${r.method} ${r.path}`}>{r.path}</button></td>
                 <td><span className={`badge ${r.status < 400 ? 'ok' : 'bad'}`}>{r.status}</span></td>
                 <td>{r.durationMs.toFixed(1)} ms</td>
                 <td className="muted">{r.accessRule ?? ''}</td>
@@ -72,6 +75,35 @@ export function RequestsPage() {
         </table>
       </div>
       {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Request log pages" /> : null}
+      <Dialog open={!!open} side title="Request" onClose={() => setOpen(null)}>
+        {open ? <RequestDetail appId={appId} id={open} /> : null}
+      </Dialog>
+    </div>
+  );
+}
+
+function RequestDetail({ appId, id }: { appId: string; id: string }) {
+  const detail = useQuery({
+    queryKey: keys.list(appId, 'request', id),
+    queryFn: () => consoleApi<Detail>(`/workspaces/${enc(appId)}/requests/${enc(id)}`),
+  });
+  if (detail.error) return <ErrorBox error={detail.error} />;
+  const d = detail.data;
+  if (!d) return <p className="muted">Loading…</p>;
+  return (
+    <div className="stack">
+      <dl className="kv">
+        <dt>Request</dt><dd><code>{d.method} {d.path}</code></dd>
+        <dt>Status</dt><dd><span className={`badge ${d.status < 400 ? 'ok' : 'bad'}`}>{d.status}</span></dd>
+        <dt>Duration</dt><dd>{d.durationMs.toFixed(2)} ms</dd>
+        <dt>Time</dt><dd>{new Date(d.time).toLocaleString()}</dd>
+        <dt>Access rule</dt><dd>{d.accessRule ?? <span className="muted">none decided (not a records request, or refused earlier)</span>}</dd>
+      </dl>
+      <h3>Request headers</h3>
+      <p className="muted small">Credentials (Authorization, cookies) are hidden by the server.</p>
+      <table className="list"><tbody>
+        {Object.entries(d.headers).map(([k, v]) => <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono small" style={{ wordBreak: 'break-all' }}>{Array.isArray(v) ? v.join(', ') : v}</td></tr>)}
+      </tbody></table>
     </div>
   );
 }
