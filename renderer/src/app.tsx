@@ -15,6 +15,7 @@ import { LaterPage } from './pages/later/later-page';
 import { OutboxPage } from './pages/outbox/outbox-page';
 import { RequestsPage } from './pages/requests/requests-page';
 import { StoragePage } from './pages/storage/storage-page';
+import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { CredentialsPage } from './pages/credentials/credentials-page';
 
 // Swagger UI is large: loaded by the API reference page only.
@@ -78,7 +79,7 @@ export function App() {
               <Route path="users" element={<UsersPage />} />
               <Route path="storage" element={<StoragePage />} />
               <Route path="chats/:channelId?" element={<LaterPage area="chats" />} />
-              <Route path="webhooks/:id?" element={<LaterPage area="webhooks" />} />
+              <Route path="webhooks/:id?" element={<WebhooksPage />} />
               <Route path="scenarios/:id?" element={<LaterPage area="scenarios" />} />
               <Route path="credentials" element={<CredentialsPage />} />
               <Route path="outbox" element={<OutboxPage />} />

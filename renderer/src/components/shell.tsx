@@ -14,7 +14,7 @@ export const NAV: Array<{ path: string; label: string; group: string; later?: bo
   { path: 'users', label: 'Users', group: 'Workspace' },
   { path: 'storage', label: 'Storage', group: 'Workspace' },
   { path: 'chats', label: 'Chats', group: 'Workspace', later: true },
-  { path: 'webhooks', label: 'Webhooks', group: 'Automation', later: true },
+  { path: 'webhooks', label: 'Webhooks', group: 'Automation' },
   { path: 'scenarios', label: 'Scenarios', group: 'Automation', later: true },
   { path: 'credentials', label: 'Secrets', group: 'Automation' },
   { path: 'outbox', label: 'Outbox', group: 'Inspect' },

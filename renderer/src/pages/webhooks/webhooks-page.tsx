@@ -1,0 +1,179 @@
+// `/app/{app_id}/webhooks[/{id}]`: webhooks (create and edit with the contract's event kinds and
+// a collection filter, the signing secret shown once, active toggle, test event) and one
+// webhook's delivery log, refreshed every 2 s so new attempts appear as they happen.
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, enc, workspaceApi } from '../../api/client';
+import { keys } from '../../api/keys';
+import { CopyButton } from '../../components/copy-button';
+import { Dialog } from '../../components/dialog';
+import { ErrorBox } from '../../components/error-box';
+import { Pager } from '../../components/pager';
+import { TextField } from '../../components/text-field';
+import { EVENT_TYPES } from '../../../../server/shared/events';
+import type { ListResponse } from '../../../../server/shared/models';
+
+interface Webhook { _id: string; name: string; url: string; events: string[]; active: boolean; filter?: { collection: string }; createdAt: string; secret?: string }
+interface Delivery { _id: string; eventId: string; event: string; attempt: number; status: string; durationMs?: number; error?: string | null;
+  request: { headers: Record<string, string>; body: unknown }; response?: { status?: number; body?: string } | null; createdAt: string }
+
+export function WebhooksPage() {
+  const { appId = '', id } = useParams();
+  return id ? <WebhookDetail appId={appId} id={id} /> : <WebhookList appId={appId} />;
+}
+
+function WebhookList({ appId }: { appId: string }) {
+  const qc = useQueryClient();
+  const [offset, setOffset] = useState(0);
+  const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
+  const [created, setCreated] = useState<Webhook | null>(null);
+  const limit = 50;
+  const list = useQuery({
+    queryKey: keys.list(appId, 'webhooks', offset),
+    queryFn: () => workspaceApi<ListResponse<Webhook>>(appId, '/webhooks', { query: { limit, offset } }),
+    placeholderData: keepPreviousData,
+  });
+  const invalidate = () => qc.invalidateQueries({ queryKey: keys.list(appId, 'webhooks') });
+  const toggle = useMutation({
+    mutationFn: (w: Webhook) => workspaceApi(appId, `/webhooks/${enc(w._id)}`, { method: 'PATCH', body: { active: !w.active } }),
+    onSuccess: invalidate,
+  });
+  return (
+    <div className="stack">
+      <div className="page-head" style={{ marginBottom: 0 }}>
+        <div>
+          <h1>Webhooks</h1>
+          <p className="muted">Events of this workspace POSTed to your URLs, signed per Standard Webhooks, retried on failure.</p>
+        </div>
+        <button type="button" className="primary" onClick={() => setEditing('new')}>New webhook</button>
+      </div>
+      <ErrorBox error={list.error ?? toggle.error} />
+      <table className="list">
+        <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Active</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+          {list.data?.data.map((w) => (
+            <tr key={w._id}>
+              <td><Link to={`/app/${appId}/webhooks/${w._id}`}>{w.name}</Link></td>
+              <td className="mono small">{w.url}</td>
+              <td className="small">{w.events.join(', ')}{w.filter ? <span className="muted"> · {w.filter.collection}</span> : null}</td>
+              <td><input type="checkbox" aria-label={`Active: ${w.name}`} checked={w.active} onChange={() => toggle.mutate(w)} /></td>
+              <td><div className="row">
+                <Link className="button small" to={`/app/${appId}/webhooks/${w._id}`} aria-label={`Deliveries of ${w.name}`}>Deliveries</Link>
+                <button type="button" className="small" onClick={() => setEditing(w)} aria-label={`Edit ${w.name}`}>Edit</button>
+              </div></td>
+            </tr>
+          ))}
+          {list.data?.data.length === 0 ? <tr><td colSpan={5} className="muted">No webhook yet.</td></tr> : null}
+        </tbody>
+      </table>
+      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Webhook pages" /> : null}
+      <Dialog open={!!editing} title={editing === 'new' ? 'New webhook' : `Edit ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
+        {editing ? <WebhookForm appId={appId} webhook={editing === 'new' ? undefined : editing} onDone={(w) => { setEditing(null); void invalidate(); if (w?.secret) setCreated(w); }} /> : null}
+      </Dialog>
+      <Dialog open={!!created} title="Signing secret" onClose={() => setCreated(null)}>
+        {created?.secret ? (
+          <div className="stack">
+            <p><strong>Copy it now: it is shown only once.</strong> Verify each delivery's <code>webhook-signature</code> with it (Standard Webhooks).</p>
+            <div className="row"><code style={{ wordBreak: 'break-all' }}>{created.secret}</code><CopyButton text={created.secret} what="the signing secret" /></div>
+          </div>
+        ) : null}
+      </Dialog>
+    </div>
+  );
+}
+
+function WebhookForm({ appId, webhook, onDone }: { appId: string; webhook?: Webhook; onDone: (w?: Webhook) => void }) {
+  const [name, setName] = useState(webhook?.name ?? '');
+  const [url, setUrl] = useState(webhook?.url ?? '');
+  const [events, setEvents] = useState<string[]>(webhook?.events ?? ['record.*']);
+  const [collection, setCollection] = useState(webhook?.filter?.collection ?? '');
+  const [active, setActive] = useState(webhook?.active ?? true);
+  const save = useMutation({
+    mutationFn: () => {
+      const body = { name, url, events, active, ...(collection ? { filter: { collection } } : webhook?.filter ? { filter: null } : {}) };
+      return webhook ? workspaceApi<Webhook>(appId, `/webhooks/${enc(webhook._id)}`, { method: 'PATCH', body }) : workspaceApi<Webhook>(appId, '/webhooks', { method: 'POST', body });
+    },
+    onSuccess: (w) => onDone(w),
+  });
+  const errs = save.error instanceof ApiError ? save.error.fieldErrors() : {};
+  const patterns = ['*', 'record.*', 'user.*', 'file.*', 'message.*', 'channel.*', ...EVENT_TYPES];
+  return (
+    <form className="form" onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+      <TextField label="Name" value={name} onChange={setName} error={errs.name} required />
+      <TextField label="URL" type="url" value={url} onChange={setUrl} error={errs.url} required hint="Where the events are POSTed (http or https)." />
+      <fieldset>
+        <legend>Events</legend>
+        <div className="grid-2" style={{ gridTemplateColumns: 'repeat(auto-fill, minmax(160px, 1fr))', gap: 4 }}>
+          {patterns.map((p) => (
+            <label key={p} className="check"><input type="checkbox" checked={events.includes(p)} onChange={(e) => setEvents(e.target.checked ? [...events, p] : events.filter((x) => x !== p))} /> <code>{p}</code></label>
+          ))}
+        </div>
+        {errs.events ? <span className="field-error">{errs.events}</span> : null}
+      </fieldset>
+      <TextField label="Only for collection" value={collection} onChange={setCollection} error={errs['filter.collection']} hint="Optional: record events of this collection only." />
+      <label className="check"><input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} /> Active (events fire only while active)</label>
+      <ErrorBox error={save.error} />
+      <div className="form-actions"><button type="submit" className="primary" disabled={save.isPending}>{webhook ? 'Save' : 'Create webhook'}</button></div>
+    </form>
+  );
+}
+
+function WebhookDetail({ appId, id }: { appId: string; id: string }) {
+  const navigate = useNavigate();
+  const [offset, setOffset] = useState(0);
+  const [open, setOpen] = useState<Delivery | null>(null);
+  const limit = 25;
+  const hook = useQuery({ queryKey: keys.list(appId, 'webhooks', 'one', id), queryFn: () => workspaceApi<Webhook>(appId, `/webhooks/${enc(id)}`) });
+  const logs = useQuery({
+    queryKey: keys.list(appId, 'webhooks', 'logs', id, offset),
+    queryFn: () => workspaceApi<ListResponse<Delivery>>(appId, `/webhooks/${enc(id)}/logs`, { query: { limit, offset } }),
+    refetchInterval: 2_000,
+    placeholderData: keepPreviousData,
+  });
+  const test = useMutation({ mutationFn: () => workspaceApi(appId, `/webhooks/${enc(id)}/test`, { method: 'POST' }), onSuccess: () => void logs.refetch() });
+  const del = useMutation({ mutationFn: () => workspaceApi(appId, `/webhooks/${enc(id)}`, { method: 'DELETE' }), onSuccess: () => navigate(`/app/${appId}/webhooks`) });
+  return (
+    <div className="stack">
+      <div className="page-head" style={{ marginBottom: 0 }}>
+        <div>
+          <div className="muted small"><Link to={`/app/${appId}/webhooks`}>Webhooks</Link> /</div>
+          <h1>{hook.data?.name ?? id}</h1>
+          {hook.data ? <p className="muted small mono">{hook.data.url} · {hook.data.events.join(', ')} · {hook.data.active ? 'active' : 'inactive'}</p> : null}
+        </div>
+        <div className="toolbar">
+          <button type="button" className="primary" onClick={() => test.mutate()} disabled={test.isPending}>Send test event</button>
+          <button type="button" onClick={() => { if (confirm('Delete this webhook and its delivery log?')) del.mutate(); }}>Delete</button>
+        </div>
+      </div>
+      <ErrorBox error={hook.error ?? logs.error ?? test.error ?? del.error} />
+      <h2>Deliveries</h2>
+      <table className="list">
+        <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Result</th><th scope="col">Duration</th><th scope="col">Details</th></tr></thead>
+        <tbody>
+          {logs.data?.data.map((d) => (
+            <tr key={d._id}>
+              <td className="muted small">{new Date(d.createdAt).toLocaleTimeString()}</td>
+              <td><code>{d.event}</code></td>
+              <td>{d.attempt}</td>
+              <td><span className={`badge ${d.status === 'succeeded' || d.status === 'success' ? 'ok' : 'bad'}`}>{d.response?.status ?? d.status}</span>{d.error ? <span className="muted small"> {d.error}</span> : null}</td>
+              <td>{d.durationMs !== undefined ? `${d.durationMs} ms` : ''}</td>
+              <td><button type="button" className="small" onClick={() => setOpen(d)} aria-label={`Details of attempt ${d.attempt} of ${d.event}`}>Open</button></td>
+            </tr>
+          ))}
+          {logs.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">No delivery yet. Send a test event, or change something this webhook listens to.</td></tr> : null}
+        </tbody>
+      </table>
+      {logs.data ? <Pager total={logs.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Delivery pages" /> : null}
+      <Dialog open={!!open} side title={open ? `${open.event}, attempt ${open.attempt}` : ''} onClose={() => setOpen(null)}>
+        {open ? (
+          <div className="stack">
+            <h3>Request headers</h3><pre>{JSON.stringify(open.request.headers, null, 2)}</pre>
+            <h3>Request body</h3><pre>{typeof open.request.body === 'string' ? open.request.body : JSON.stringify(open.request.body, null, 2)}</pre>
+            <h3>Response {open.response?.status ?? ''}</h3><pre>{open.response?.body ?? open.error ?? '(none)'}</pre>
+          </div>
+        ) : null}
+      </Dialog>
+    </div>
+  );
+}
