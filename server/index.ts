@@ -4,7 +4,8 @@ import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
-import { resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './core/config.js';
+import { ConfigError, resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './core/config.js';
+import { FirstAdminInput } from './modules/users/schemas.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { PgDatabase } from './storage/pg/pg-store.js';
@@ -47,6 +48,7 @@ export class ShutdownError extends Error {
 
 export async function createServer(options: ServerOptions = {}): Promise<HomebaseServer> {
   const config = resolveConfig(options);
+  checkAdminOptions(config);
   if (config.database) {
     // The URL is checked, the server reached and the driver's schema created or upgraded (a newer
     // one is refused). The modules are not yet ported to the asynchronous store interface both
@@ -104,6 +106,15 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
     releaseLock?.();
     throw err;
   }
+}
+
+/** The first admin's email and password follow the users module's rules (a password over 72
+ *  bytes would be cut by bcrypt); a bad one is a ConfigError naming the option. */
+function checkAdminOptions(config: ServerConfig): void {
+  const result = FirstAdminInput.safeParse({ email: config.adminEmail, ...(config.adminPassword ? { password: config.adminPassword } : {}) });
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  throw new ConfigError(`${issue.path[0] === 'password' ? 'adminPassword' : 'adminEmail'}: ${issue.message}`);
 }
 
 export interface StartedServer extends HomebaseServer {

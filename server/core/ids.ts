@@ -1,5 +1,7 @@
-// Identifier generation and the patterns of CONTRACT §6.
+// Identifier generation and the one id pattern every client-given id follows (workspaces,
+// collections, fields, views, indexes, records, users, files).
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -16,7 +18,13 @@ export function newId(length = 16): string {
   return out;
 }
 
-export const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** The id pattern without anchors, for composing larger patterns (the record GET fast path). */
+export const ID_SOURCE = '[A-Za-z][A-Za-z0-9_-]{0,63}';
+export const ID_PATTERN = new RegExp(`^${ID_SOURCE}$`);
+/** What a refused id is told. */
+export const ID_RULE = `must match ^${ID_SOURCE}$`;
+/** A client-given id, for the zod schemas of every module. */
+export const IdSchema = z.string().regex(ID_PATTERN, ID_RULE);
 /** Record ids that name a collection's schema routes (`/database/{c}/fields`...). Express matches
  *  routes without regard to case, so `Fields` is as reserved as `fields`: see isReservedRecordId. */
 export const RESERVED_RECORD_IDS = new Set(['fields', 'views', 'indexes']);

@@ -3,12 +3,14 @@ import type { z } from 'zod';
 import { ApiError } from './errors.js';
 import type { FieldError, ValidationReason } from '../shared/error-codes.js';
 
-/** Parses `body` with `schema`; a failure is a 422 naming each field and its reason. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+/** Parses `body` with `schema`; a failure is a 422 naming each field and its reason. `at`
+ *  roots the field names at a part of a larger body (`admin` → `admin.password`). */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, at?: string): z.infer<S> {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => {
-    const field = issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : '');
+    const own = issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : '');
+    const field = at ? (own ? `${at}.${own}` : at) : own;
     return { field, reason: reasonOf(issue, body), message: field ? `'${field}': ${issue.message}` : issue.message };
   });
   throw ApiError.validation(errors);

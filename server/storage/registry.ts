@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
 import { Workspace, restrictToOwner } from './workspace.js';
 import { ApiError } from '../core/errors.js';
-import { idFoldKey, isValidId } from '../core/ids.js';
+import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
 
 interface RegistryData { consoleToken: string; workspaces: WorkspaceInfo[] }
@@ -70,7 +70,7 @@ export class Registry {
   }
 
   async create(id: string, name: string): Promise<Workspace> {
-    if (!isValidId(id)) throw ApiError.invalidField('_id', 'format', "'_id' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$");
+    if (!isValidId(id)) throw ApiError.invalidField('_id', 'format', `'_id' ${ID_RULE}`);
     if (this.open.has(id)) throw ApiError.conflict(`Workspace '${id}' already exists`);
     // A workspace's id names its folder: on a case-insensitive file system (macOS, Windows) `Demo`
     // beside `demo` would be the same folder, and deleting one would wipe the other.

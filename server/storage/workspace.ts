@@ -14,6 +14,7 @@ import { recoverSwap } from './swap.js';
 const LOAD_RETRY_MS = 1000;
 const LOAD_RETRY_MAX_MS = 60_000;
 import type { CollectionDef } from '../shared/models.js';
+import { ID_SOURCE } from '../core/ids.js';
 
 export interface WorkspaceSettings {
   name: string;
@@ -32,7 +33,7 @@ export interface WorkspaceKeys {
 }
 
 /** Store names are `users`, `sessions`, ... or `collections/<id>` for a collection's records. */
-const STORE_NAME = /^(?:[a-z][a-z0-9_-]*|collections\/[A-Za-z][A-Za-z0-9_-]{0,63})$/;
+const STORE_NAME = new RegExp(`^(?:[a-z][a-z0-9_-]*|collections/${ID_SOURCE})$`);
 
 export class Workspace {
   private stores = new Map<string, Promise<DocStore>>();

@@ -3,7 +3,7 @@
 // access would be allowed.
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../../core/errors.js';
-import { verifyAccessToken } from './sessions.js';
+import { liveSession, verifyAccessToken, type SessionDoc } from './sessions.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { UserDoc } from '../users/repo.js';
 
@@ -38,6 +38,18 @@ export function bearerToken(req: Request): string | undefined {
 
 export async function authenticateToken(ws: Workspace, token: string): Promise<AuthInfo> {
   const { user, session } = await verifyAccessToken(ws, token);
+  return authInfo(user, session);
+}
+
+/** Checks again that a caller signed in earlier is still signed in (a realtime socket asks
+ *  before every frame): the same session rule as a request's (sessions.ts liveSession). Returns
+ *  the caller with the user's current name and role, or throws the 401 a request would get. */
+export async function recheckAuth(ws: Workspace, auth: AuthInfo): Promise<AuthInfo> {
+  const { user, session } = await liveSession(ws, auth.sessionId, auth.userId);
+  return user === auth.user ? auth : authInfo(user, session);
+}
+
+function authInfo(user: UserDoc, session: SessionDoc): AuthInfo {
   return {
     userId: user._id,
     role: user.role,

@@ -6,7 +6,7 @@ import { actorOf, requireAdmin, requireUser } from './authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { publicUser } from '../users/repo.js';
-import { assertPasswordBytes, assertWritable } from '../users/schemas.js';
+import { assertWritable } from '../users/schemas.js';
 import { changeUser } from '../users/service.js';
 import { ChangePasswordBody, ForgotBody, LoginBody, LogoutBody, ME_READ_ONLY, RefreshBody, REGISTER_READ_ONLY, RegisterBody, ResetBody, UpdateMeBody } from './schemas.js';
 import * as auth from './service.js';
@@ -30,7 +30,6 @@ export const authModule: Module = {
     router.post('/auth/register', async (req, res) => {
       assertWritable(req.body, REGISTER_READ_ONLY);
       const body = parseBody(RegisterBody, req.body);
-      assertPasswordBytes('password', body.password);
       res.status(201).json(await auth.register(ctx, req.ws, body));
     });
 
@@ -58,7 +57,6 @@ export const authModule: Module = {
 
     router.post('/auth/reset-password', async (req, res) => {
       const body = parseBody(ResetBody, req.body);
-      assertPasswordBytes('password', body.password);
       await auth.resetPassword(ctx, req.ws, body.token, body.password);
       res.status(204).end();
     });
@@ -79,7 +77,6 @@ export const authModule: Module = {
     const changePassword = async (req: Request, res: Response) => {
       const me = requireUser(req);
       const body = parseBody(ChangePasswordBody, req.body);
-      assertPasswordBytes('newPassword', body.newPassword);
       res.json(publicUser(await auth.changePassword(ctx, req.ws, limiter, me, actorOf(req), body.currentPassword, body.newPassword)));
     };
     router.put('/auth/change-password', changePassword);

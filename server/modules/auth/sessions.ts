@@ -126,16 +126,25 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
   if (typeof claims !== 'object' || claims === null || claims.app !== ws.id || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') {
     throw ApiError.unauthorized('Invalid access token');
   }
-  const session = (await sessionsStore(ws)).get(claims.sid) as SessionDoc | undefined;
-  if (!session || session.revoked || session.userId !== claims.sub) throw ApiError.unauthorized('Session ended; sign in again');
+  return { claims, ...(await liveSession(ws, claims.sid, claims.sub)) };
+}
+
+/** The session check of every signed-in request and of every realtime frame: the session is
+ *  live and the user's, the user exists, and an impersonation lasts only while the admin behind
+ *  it is still an admin. Every failure is a 401. */
+export async function liveSession(ws: Workspace, sessionId: string, userId: string): Promise<{ user: UserDoc; session: SessionDoc }> {
+  const session = (await sessionsStore(ws)).get(sessionId) as SessionDoc | undefined;
+  if (!session || session.revoked || session.userId !== userId) throw ApiError.unauthorized('Session ended; sign in again');
   const users = await ws.store('users');
-  const user = users.get(claims.sub) as UserDoc | undefined;
+  const user = users.get(userId) as UserDoc | undefined;
   if (!user) throw ApiError.unauthorized('User no longer exists');
-  // An impersonation lasts only while the admin behind it is still an admin.
-  if (session.impersonatedBy && (users.get(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin') {
-    throw ApiError.unauthorized('Impersonation ended: its administrator is gone');
-  }
-  return { claims, user, session };
+  if (impersonationLapsed(users, session)) throw ApiError.unauthorized('Impersonation ended: its administrator is gone');
+  return { user, session };
+}
+
+/** Is this an impersonation whose administrator is gone or no longer an admin? */
+function impersonationLapsed(users: DocStore, session: SessionDoc): boolean {
+  return !!session.impersonatedBy && (users.get(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin';
 }
 
 // One rotation at a time per session: two concurrent refreshes with the same token must not
@@ -173,8 +182,7 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
     }
     const users = await ws.store('users');
     const user = users.get(session.userId) as UserDoc | undefined;
-    const lapsed = session.impersonatedBy && (users.get(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin';
-    if (!user || lapsed) {
+    if (!user || impersonationLapsed(users, session)) {
       await store.remove(session._id);
       throw ApiError.unauthorized('User no longer exists');
     }

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, newId, nowIso } from '../../core/ids.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
@@ -46,8 +46,8 @@ export function createField(ws: Workspace, collectionId: string, body: z.infer<t
     const def = getCollection(ws, collectionId);
     const id = body._id ?? body.name;
     if (id === undefined) throw ApiError.invalidField('_id', 'required', "A field needs an '_id' (its key in records) or a 'name'");
-    if (!body._id && !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(id)) {
-      throw ApiError.invalidField('name', 'format', "Without an '_id', the field's 'name' is its key and must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$");
+    if (!body._id && !ID_PATTERN.test(id)) {
+      throw ApiError.invalidField('name', 'format', `Without an '_id', the field's 'name' is its key and ${ID_RULE}`);
     }
     if (RESERVED_FIELDS.has(id)) throw ApiError.invalidField('_id', 'invalid', `'${id}' is kept by the server on every record`);
     // Lists refuse these names in filters, sorts and fields, and the store's indexes would read

@@ -1,9 +1,9 @@
 // Request bodies of the database group (zod): collections, fields, views, indexes.
 import { z } from 'zod';
-import { ID_PATTERN } from '../../core/ids.js';
+import { IdSchema } from '../../core/ids.js';
 import { FIELD_TYPES } from '../../shared/models.js';
 
-const id = z.string().regex(ID_PATTERN, 'must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$');
+const id = IdSchema;
 const name = z.string().min(1).max(200);
 
 const Setting = z.object({

@@ -7,7 +7,7 @@ import type { DocStore, Doc } from '../../storage/doc-store.js';
 import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { actorOf, type AuthInfo } from '../auth/authenticate.js';
-import { ID_PATTERN, isReservedRecordId, newId, nowIso } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, isReservedRecordId, newId, nowIso } from '../../core/ids.js';
 import { conditionsFromObject, listMeta, parseListQuery, parseSort, type TypeOf } from '../../core/list-query.js';
 import type { EventType } from '../../shared/events.js';
 import type { FieldError } from '../../shared/error-codes.js';
@@ -73,7 +73,7 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
   const errors = checkKeys(rest);
   if (_id !== undefined) {
     if (typeof _id !== 'string') errors.push({ field: '_id', reason: 'type', message: "'_id' must be a string" });
-    else if (!ID_PATTERN.test(_id)) errors.push({ field: '_id', reason: 'format', message: "'_id' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$" });
+    else if (!ID_PATTERN.test(_id)) errors.push({ field: '_id', reason: 'format', message: `'_id' ${ID_RULE}` });
     // In any case: Express routes ignore case, so `/database/c/Fields` is the fields route.
     else if (isReservedRecordId(_id)) errors.push({ field: '_id', reason: 'invalid', message: `'${_id}' is reserved (fields, views and indexes, in any case)` });
   }

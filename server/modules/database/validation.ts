@@ -3,11 +3,11 @@
 import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
 import type { FieldDef } from '../../shared/models.js';
 import { parseIsoDate } from '../../storage/query.js';
+import { isEmail } from '../users/schemas.js';
 
 /** Keys the server owns on every record. */
 export const SYSTEM_KEYS = ['_id', '_owner', 'createdAt', 'updatedAt'] as const;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** The reason a value breaks its field definition, or null. `null` itself is checked by the caller. */
@@ -15,7 +15,7 @@ export function checkValue(field: FieldDef, v: unknown): ValidationReason | null
   const o = field.options ?? {};
   switch (field.type) {
     case 'string': return typeof v !== 'string' ? 'type' : checkLength(v.length, o);
-    case 'email': return typeof v !== 'string' ? 'type' : !EMAIL.test(v) ? 'format' : checkLength(v.length, o);
+    case 'email': return typeof v !== 'string' ? 'type' : !isEmail(v) ? 'format' : checkLength(v.length, o);
     case 'url': return typeof v !== 'string' ? 'type' : !SCHEME.test(v) || !URL.canParse(v) ? 'format' : checkLength(v.length, o);
     // The form, and a date and time that exist (`2024-02-30`, `T25:00` are not rolled over).
     case 'date': return typeof v !== 'string' ? 'type' : parseIsoDate(v) === undefined ? 'format' : null;

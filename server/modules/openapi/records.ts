@@ -2,6 +2,7 @@
 // fields (plus create and update bodies) and the paths `/database/{id}` and `/database/{id}/{id}`.
 import type { AccessLevel, CollectionDef, FieldDef } from '../../shared/models.js';
 import { json, listOf, noContent, pathItem, putAndPatch, ref, type Access, type OpSpec, type Schema } from './ops.js';
+import { ID_PATTERN } from '../../core/ids.js';
 
 /** JSON Schema of one field's values (CONTRACT §6 types); a field that is not required may be null. */
 export function fieldSchema(f: FieldDef): Schema {
@@ -75,7 +76,7 @@ export function collectionSchemas(c: CollectionDef): Record<string, Schema> {
       type: 'object',
       description: `Fields of a new \`${c._id}\` record. ${note} \`_id\` may be given (pattern below), \`_owner\` by an admin only.`,
       ...(requiredOnCreate.length ? { required: requiredOnCreate } : {}),
-      properties: { _id: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }, ...fields, _owner: { type: 'string' } },
+      properties: { _id: { type: 'string', pattern: ID_PATTERN.source }, ...fields, _owner: { type: 'string' } },
       additionalProperties: true,
     },
     [names.update]: {

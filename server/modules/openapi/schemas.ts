@@ -13,6 +13,7 @@ import * as hooks from '../webhooks/schemas.js';
 import * as scenarios from '../scenarios/schemas.js';
 import * as secrets from '../credentials/schemas.js';
 import { ref, type Schema } from './ops.js';
+import { ID_PATTERN } from '../../core/ids.js';
 
 /** A request body schema from a zod schema (JSON Schema 2020-12, the dialect of OpenAPI 3.1). */
 export function fromZod(schema: z.ZodType, extra: Schema = {}): Schema {
@@ -58,7 +59,7 @@ const view = obj({
 const index = obj({ _id: str, fields: { type: 'array', items: str }, unique: { type: 'boolean' }, createdAt: time }, ['_id', 'fields', 'unique', 'createdAt']);
 
 const collection = obj({
-  _id: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }, name: str, setting: ref('CollectionSetting'),
+  _id: { type: 'string', pattern: ID_PATTERN.source }, name: str, setting: ref('CollectionSetting'),
   fields: { type: 'array', items: ref('Field') }, views: { type: 'array', items: ref('View') }, indexes: { type: 'array', items: ref('Index') },
   createdAt: time, updatedAt: time,
 }, ['_id', 'name', 'setting', 'fields', 'views', 'indexes', 'createdAt', 'updatedAt']);

@@ -5,8 +5,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../../core/http.js';
 import { checkAccess } from '../database/access.js';
-import { sessionsStore, type SessionDoc } from '../auth/sessions.js';
-import { findUser } from '../users/repo.js';
+import { recheckAuth } from '../auth/authenticate.js';
 import { canAccessChannel, loadChannel, postMessage } from '../chats/service.js';
 import type { Client, Hub } from './hub.js';
 
@@ -32,17 +31,19 @@ export async function checkTopic(client: Client, topic: unknown): Promise<string
   return topic as string;
 }
 
-/** Is the socket's session still alive? Refreshes the user's name and role on the way.
+/** Is the socket's session still alive? Asks the auth module's session check, the one every
+ *  request passes (impersonation included), and refreshes the user's name and role on the way.
  *  (The access token's own expiry is checked at connect only: a socket lives as long as its
- *  session, and logout, password reset or user deletion end it.) */
+ *  session, and logout, password reset, user deletion or the impersonating admin's demotion
+ *  end it.) */
 export async function checkSession(client: Client): Promise<boolean> {
-  const auth = client.auth;
-  if (!auth) return true;
-  const session = (await sessionsStore(client.ws)).get(auth.sessionId) as SessionDoc | undefined;
-  const user = await findUser(client.ws, auth.userId);
-  if (!session || session.revoked || !user) return false;
-  if (user !== auth.user) client.auth = { ...auth, user, role: user.role, isAdmin: user.role === 'admin' };
-  return true;
+  if (!client.auth) return true;
+  try {
+    client.auth = await recheckAuth(client.ws, client.auth);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Re-checks a socket after its workspace's content was replaced or its user changed: the

@@ -8,7 +8,7 @@ import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { StoreQuery } from '../../storage/query.js';
 import { findUser, publicUser, usersStore } from './repo.js';
-import { assertPasswordBytes, assertWritable, CreateUserBody, HIDDEN_FIELDS, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
+import { assertWritable, CreateUserBody, HIDDEN_FIELDS, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
 import { changeUser, createUser, removeUser } from './service.js';
 
 export const usersModule: Module = {
@@ -34,7 +34,6 @@ export const usersModule: Module = {
       requireAdmin(req);
       assertWritable(req.body, SYSTEM_FIELDS);
       const body = parseBody(CreateUserBody, req.body);
-      assertPasswordBytes('password', body.password);
       res.status(201).json(publicUser(await createUser(ctx, req.ws, body, actorOf(req))));
     });
 
@@ -42,7 +41,6 @@ export const usersModule: Module = {
       const admin = requireAdmin(req);
       assertWritable(req.body, SYSTEM_FIELDS);
       const body = parseBody(UpdateUserBody, req.body);
-      assertPasswordBytes('password', body.password);
       const user = await changeUser(ctx, req.ws, req.params.id as string, body, { actor: actorOf(req), keepSessionId: admin.sessionId });
       res.json(publicUser(user));
     };

@@ -4,9 +4,21 @@ import { z } from 'zod';
 import { ApiError } from '../../core/errors.js';
 import type { FieldError } from '../../shared/error-codes.js';
 import { checkKeys } from '../../core/keys.js';
+import { IdSchema } from '../../core/ids.js';
 
+/** The one email rule: the API, the console's first admin, imports and seeds, record fields of
+ *  type `email`. Stored lower-cased and trimmed (repo.ts normalizeEmail). */
 export const EmailSchema = z.email().max(254);
-export const PasswordSchema = z.string().min(8).max(72);
+export const isEmail = (v: string): boolean => EmailSchema.safeParse(v).success;
+
+/** bcrypt reads at most 72 bytes: a longer password (in UTF-8) is refused rather than silently cut. */
+export const PASSWORD_MAX_BYTES = 72;
+/** The one password rule: 8 characters to 72 bytes of UTF-8. */
+export const PasswordSchema = z.string().min(8).superRefine((v, ctx) => {
+  if (Buffer.byteLength(v, 'utf8') > PASSWORD_MAX_BYTES) {
+    ctx.addIssue({ code: 'too_big', origin: 'string', maximum: PASSWORD_MAX_BYTES, inclusive: true, input: v, message: `may hold at most ${PASSWORD_MAX_BYTES} bytes` });
+  }
+});
 export const NameSchema = z.string().max(200);
 export const RoleSchema = z.string().min(1).max(64);
 
@@ -28,13 +40,6 @@ export function assertWritable(body: unknown, readOnly: readonly string[]): void
   if (errors.length) throw ApiError.validation(errors);
 }
 
-/** bcrypt reads at most 72 bytes: a longer password (in UTF-8) is refused rather than silently cut. */
-export function assertPasswordBytes(field: string, password: string | undefined): void {
-  if (password !== undefined && Buffer.byteLength(password, 'utf8') > 72) {
-    throw ApiError.invalidField(field, 'too_long', `'${field}' may hold at most 72 bytes`);
-  }
-}
-
 export const CreateUserBody = z.object({
   email: EmailSchema,
   password: PasswordSchema,
@@ -48,6 +53,36 @@ export const UpdateUserBody = z.object({
   name: NameSchema.optional(),
   role: RoleSchema.optional(),
 }).catchall(z.unknown());
+
+/** A workspace's first admin (console workspace creation, the CLI's --admin-email and
+ *  --admin-password, startServer's adminEmail / adminPassword): the same email and password
+ *  rules as any user. Without a password one is generated. */
+export const FirstAdminInput = z.object({
+  email: EmailSchema,
+  password: PasswordSchema.optional(),
+  name: NameSchema.optional(),
+});
+
+const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+const Stamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'must be an ISO 8601 date' });
+
+/** A user as an import or a seed gives it: a stored user (with its bcrypt `passwordHash`, as an
+ *  export writes it) or a hand-written one with a plain `password` under the API's password
+ *  rule, hashed at import. Profile fields beyond the known ones are kept as given. */
+export const DumpUser = z.object({
+  _id: IdSchema,
+  email: EmailSchema,
+  passwordHash: z.string().regex(BCRYPT_HASH, 'must be a bcrypt hash').optional(),
+  password: PasswordSchema.optional(),
+  name: NameSchema.optional(),
+  role: RoleSchema.optional(),
+  createdAt: Stamp.optional(),
+  updatedAt: Stamp.optional(),
+}).catchall(z.unknown()).superRefine((u, ctx) => {
+  if (u.passwordHash === undefined && u.password === undefined) {
+    ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['password'], input: undefined, message: 'is required (or a bcrypt passwordHash)' });
+  }
+});
 
 /** List parameters may not touch the hash: filtering or sorting on it would be an oracle. */
 export const HIDDEN_FIELDS = ['passwordHash'];

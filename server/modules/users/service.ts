@@ -22,6 +22,15 @@ export async function createUser(ctx: AppContext, ws: Workspace, input: NewUser,
   return user;
 }
 
+/** Creates the first admin of a new workspace and records it as such (the admin a reset keeps
+ *  and the console signs in as). Its input was checked with FirstAdminInput. */
+export async function createFirstAdmin(ctx: AppContext, ws: Workspace, input: { email: string; password: string; name?: string }): Promise<UserDoc> {
+  const admin = await insertUser(ws, { email: input.email, password: input.password, name: input.name ?? 'Admin', role: 'admin' }, ctx.config.bcryptCost);
+  await ws.settings.update((d) => { d.firstAdminId = admin._id; });
+  publishUserEvent(ctx, ws, 'user.created', admin);
+  return admin;
+}
+
 export interface UpdateOptions {
   actor?: Actor;
   /** The caller's own session: kept when the password changes (other sessions end). */

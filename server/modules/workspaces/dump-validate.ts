@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { z as zod } from 'zod';
 import { ApiError } from '../../core/errors.js';
-import { ID_PATTERN, idFoldKey, isReservedRecordId } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, idFoldKey, isReservedRecordId } from '../../core/ids.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseBody } from '../../core/validate.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
@@ -69,7 +69,7 @@ function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj
     const p = `${path}[${i}]`;
     const doc = obj(d, p);
     const id = str(doc._id, `${p}._id`)!;
-    if (idPattern ? !idPattern.test(id) : id.length === 0) fail(`${p}._id`, 'format', idPattern ? 'must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$' : 'must not be empty');
+    if (idPattern ? !idPattern.test(id) : id.length === 0) fail(`${p}._id`, 'format', idPattern ? ID_RULE : 'must not be empty');
     if (seen.has(id)) fail(`${p}._id`, 'invalid', `duplicate _id '${id}'`);
     seen.add(id);
     if (storeKeys) checkKeys(doc, p);

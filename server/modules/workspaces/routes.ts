@@ -4,19 +4,16 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext, Module } from '../context.js';
 import { parseBody } from '../../core/validate.js';
-import { ID_PATTERN } from '../../core/ids.js';
+import { IdSchema } from '../../core/ids.js';
 import { createWorkspace, mintAdminToken } from './service.js';
 import { contentRoutes } from './content-routes.js';
 import { publicUser } from '../users/repo.js';
+import { FirstAdminInput } from '../users/schemas.js';
 
 const NewWorkspaceBody = z.object({
-  _id: z.string().regex(ID_PATTERN, 'must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$'),
+  _id: IdSchema,
   name: z.string().min(1).max(200).optional(),
-  admin: z.object({
-    email: z.email(),
-    password: z.string().min(8).max(200).optional(),
-    name: z.string().max(200).optional(),
-  }).optional(),
+  admin: FirstAdminInput.optional(),
 });
 
 export const workspacesModule: Module = {

@@ -3,23 +3,24 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { insertUser, findUser, publicUser, type UserDoc } from '../users/repo.js';
+import { findUser, type UserDoc } from '../users/repo.js';
+import { createFirstAdmin } from '../users/service.js';
+import { FirstAdminInput } from '../users/schemas.js';
+import { parseBody } from '../../core/validate.js';
 import { createSession, type LoginResult } from '../auth/sessions.js';
 import type { Workspace } from '../../storage/workspace.js';
 
 export interface NewWorkspace { _id: string; name?: string; admin?: { email?: string; password?: string; name?: string } }
 
-/** Creates a workspace and its admin user; returns the admin's password when it was generated. */
+/** Creates a workspace and its first admin (through the users service); returns the admin's
+ *  password when it was generated. The admin is checked with the users module's rules before
+ *  anything is created (422 naming `admin.email` / `admin.password`). */
 export async function createWorkspace(ctx: AppContext, input: NewWorkspace): Promise<{ ws: Workspace; admin: UserDoc; generatedPassword?: string }> {
-  const email = input.admin?.email ?? ctx.config.adminEmail;
-  const generatedPassword = input.admin?.password ? undefined : generatePassword();
-  const password = input.admin?.password ?? generatedPassword!;
-  if (password.length < 8) throw ApiError.invalidField('admin.password', 'too_short', 'The admin password must have at least 8 characters');
+  const given = parseBody(FirstAdminInput, { ...input.admin, email: input.admin?.email ?? ctx.config.adminEmail }, 'admin');
+  const generatedPassword = given.password === undefined ? generatePassword() : undefined;
   const ws = await ctx.registry.create(input._id, input.name ?? input._id);
   try {
-    const admin = await insertUser(ws, { email, password, name: input.admin?.name ?? 'Admin', role: 'admin' }, ctx.config.bcryptCost);
-    await ws.settings.update((d) => { d.firstAdminId = admin._id; });
-    ctx.bus.publish({ type: 'user.created', app: ws.id, data: publicUser(admin) as unknown as Record<string, unknown> });
+    const admin = await createFirstAdmin(ctx, ws, { ...given, password: given.password ?? generatedPassword! });
     return { ws, admin, ...(generatedPassword ? { generatedPassword } : {}) };
   } catch (err) {
     await ctx.registry.delete(input._id).catch(() => undefined);
