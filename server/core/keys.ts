@@ -13,18 +13,21 @@ export function isReservedKey(name: string): boolean {
   return name === 'prototype' || name in Object.prototype;
 }
 
+const dotted = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
 /** Keys nedb cannot store (`$...`, dotted) or that would set a prototype, and nesting deeper
- *  than MAX_DEPTH: 422 `format` / `invalid` naming the key's path. Walks without recursion. */
-export function checkKeys(body: Record<string, unknown>): FieldError[] {
+ *  than MAX_DEPTH: 422 `format` / `invalid` naming the key's path. Walks without recursion.
+ *  `root` and `join` spell the paths (a dump names keys as JSON paths: `a["b.c"]`). */
+export function checkKeys(body: Record<string, unknown>, root = '', join: (path: string, key: string) => string = dotted): FieldError[] {
   const errors: FieldError[] = [];
-  const stack: Array<[unknown, string, number]> = [[body, '', 0]];
+  const stack: Array<[unknown, string, number]> = [[body, root, 0]];
   while (stack.length && errors.length < 20) {
     const [value, path, depth] = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
     if (depth > MAX_DEPTH) { errors.push({ field: path, reason: 'invalid', message: `'${path}' is nested more than ${MAX_DEPTH} levels deep` }); continue; }
     const isArray = Array.isArray(value);
     for (const key of Object.keys(value)) {
-      const child = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      const child = isArray ? `${path}[${key}]` : join(path, key);
       if (!isArray && (key.startsWith('$') || key.includes('.') || key === '__proto__')) {
         errors.push({ field: child, reason: 'format', message: `Field name '${key}' may not start with '$', contain '.' or be '__proto__'` });
         continue;

@@ -26,6 +26,8 @@ function reasonOf(issue: z.core.$ZodIssue, body: unknown): ValidationReason {
     case 'invalid_value': return 'enum';
     case 'invalid_format': return 'format';
     case 'unrecognized_keys': return 'invalid';
+    // A refinement may name its contract reason: `params: { reason: 'read_only' }`.
+    case 'custom': return (issue.params?.reason as ValidationReason | undefined) ?? 'invalid';
     default: return 'invalid';
   }
 }

@@ -12,3 +12,16 @@ export const NewCredentialBody = z.object({ name, type: type.optional(), descrip
 export const CredentialChangesBody = z.object({
   name: name.optional(), type: type.optional(), description: description.optional(), value: value.optional(),
 });
+
+/** A secret as an import or a seed gives it: its metadata only. A value never travels in a dump
+ *  (set it with PUT /credentials/{id} after an import). */
+export const DumpCredential = z.object({
+  _id: z.string().min(1).max(64),
+  name,
+  type: type.optional(),
+  description: description.optional(),
+}).catchall(z.unknown()).superRefine((s, ctx) => {
+  for (const k of ['value', 'sealedValue']) {
+    if (k in s) ctx.addIssue({ code: 'custom', path: [k], input: s[k], message: 'secret values are never imported; set them with PUT /credentials/{id}', params: { reason: 'read_only' } });
+  }
+});

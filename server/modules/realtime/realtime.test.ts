@@ -157,6 +157,21 @@ describe('sessions and users', () => {
     expect((await s.waitClose()).code).toBe(1008);
   });
 
+  it('an impersonation socket ends when the admin behind it is demoted, as its REST token does', async () => {
+    const second = await t.user('Second admin', { role: 'admin' });
+    const target = await t.user('Target');
+    const imp = await t.req('POST', `/auth/impersonate/${target._id}`, { token: second.token });
+    expect(imp.status).toBe(200);
+    const id = await channel(target);
+    const s = await TestSocket.open(realtimeUrl(t.api, imp.body.token));
+    sockets.push(s);
+    expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
+    expect((await t.req('PUT', `/users/${second._id}`, { body: { role: 'user' } })).status).toBe(200);
+    expect((await t.req('GET', '/auth/me', { token: imp.body.token })).status).toBe(401);
+    expect(await s.request({ type: 'unsubscribe', topic: `chat:${id}` })).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
+    expect((await s.waitClose()).code).toBe(1008);
+  });
+
   it('closes the sockets of a deleted user and applies role changes', async () => {
     const gone = await t.user('Gone');
     const g = await open(gone);

@@ -7,7 +7,8 @@ import type { Workspace } from '../../storage/workspace.js';
 import { logger } from '../../core/logger.js';
 import { safeEnvelope } from '../webhooks/delivery.js';
 import { wantsEvent } from '../webhooks/service.js';
-import { Runner, failInterrupted, type ScenarioDoc, type RunRequest, type Execution } from './runner.js';
+import { Runner, failInterrupted, type RunRequest, type Execution } from './runner.js';
+import type { ScenarioDoc } from './schemas.js';
 
 export const SCENARIOS = 'scenarios';
 /** Event-triggered executions one scenario may start per minute; beyond, they are stored as

@@ -13,7 +13,7 @@ import { secretValues } from '../credentials/service.js';
 import { findUser } from '../users/repo.js';
 import { mapJson, resolveTemplates, secretMasker, type SecretMasker, type TemplateContext } from './templates.js';
 import { STEP_RUNNERS, StepFailure, type StepEnv } from './steps.js';
-import type { Step, StepType, Trigger } from './schemas.js';
+import type { ScenarioDoc, Step, StepType, Trigger } from './schemas.js';
 
 export const EXECUTIONS = 'scenario_executions';
 /** Events caused by this many chained scenario steps start no further execution. */
@@ -21,18 +21,6 @@ export const MAX_DEPTH = 3;
 /** Executions kept per scenario; older ones are removed. */
 export const EXECUTIONS_PER_SCENARIO = 500;
 
-export interface ScenarioDoc {
-  _id: string;
-  name: string;
-  description?: string;
-  active: boolean;
-  trigger: Trigger;
-  steps: Step[];
-  /** The admin the scenario acts as: whoever activated it last. */
-  runAs?: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface StepResult { type: string; status: 'succeeded' | 'failed' | 'skipped'; output: unknown; error: string | null }
 

@@ -35,6 +35,26 @@ export const ScenarioChangesBody = z.object({
 export type Trigger = { type: (typeof TRIGGER_TYPES)[number]; [k: string]: unknown };
 export type Step = { type: string; [k: string]: unknown };
 
+/** A scenario as it is stored, and so as an import or a seed may give it: a draft's shape with
+ *  every part the engine reads present (a trigger, a list of steps, `active`). Whether an active
+ *  one can run is scenarioProblems' question, which needs the workspace's secret names. */
+export const StoredScenario = z.object({
+  _id: z.string().min(1).max(64),
+  name: z.string().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  active: z.boolean().default(false),
+  trigger: trigger.default({ type: 'manual' }),
+  steps: z.array(step).max(MAX_STEPS).default([]),
+  /** The admin the scenario acts as: whoever activated it last. */
+  runAs: z.string().min(1).optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export interface ScenarioDoc extends Omit<z.infer<typeof StoredScenario>, 'trigger' | 'steps'> { trigger: Trigger; steps: Step[] }
+/** A scenario as the API shows it (whom it acts as stays inside). */
+export type Scenario = Omit<ScenarioDoc, 'runAs'>;
+
 // ---- the full check ----------------------------------------------------------------------
 
 const EventTrigger = z.strictObject({ type: z.literal('event'), events: EventPatterns, filter: EventFilter.optional() });

@@ -6,20 +6,12 @@ import type { Doc, StoreQuery } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { secretNames } from '../credentials/service.js';
-import { scenarioProblems, type StepType, type Step, type Trigger } from './schemas.js';
-import { EXECUTIONS, executionStore, type Execution, type ScenarioDoc } from './runner.js';
+import { scenarioProblems, type Scenario, type ScenarioDoc, type StepType, type Step, type Trigger } from './schemas.js';
+
+export type { Scenario };
+import { EXECUTIONS, executionStore, type Execution } from './runner.js';
 import { SCENARIOS, type ScenarioEngine } from './engine.js';
 
-export interface Scenario {
-  _id: string;
-  name: string;
-  description?: string;
-  active: boolean;
-  trigger: Trigger;
-  steps: Step[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface ScenarioInput { name?: string; description?: string; active?: boolean; trigger?: Trigger; steps?: Step[] }
 

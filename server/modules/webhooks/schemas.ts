@@ -46,5 +46,23 @@ export const WebhookChangesBody = z.object({
   filter: EventFilter.nullable().optional(),
 });
 
+/** A webhook as an import or a seed gives it: what `POST /webhooks` accepts (name optional),
+ *  plus the optional signing secret a test suite may fix so that it can verify signatures (an
+ *  export never carries it). */
+export const DumpWebhook = NewWebhookBody.extend({
+  name: name.optional(),
+  secret: z.string().refine(isWebhookSecret, { message: "must be 'whsec_' followed by the base64 of 24 to 64 random bytes" }).optional(),
+});
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** `whsec_` + base64 of 24 to 64 bytes (the Standard Webhooks secret format). */
+export function isWebhookSecret(v: string): boolean {
+  const b64 = v.startsWith('whsec_') ? v.slice(6) : '';
+  if (b64.length === 0 || b64.length % 4 !== 0 || !BASE64.test(b64)) return false;
+  const bytes = Buffer.byteLength(b64, 'base64');
+  return bytes >= 24 && bytes <= 64;
+}
+
 export type NewWebhook = z.infer<typeof NewWebhookBody>;
 export type WebhookChanges = z.infer<typeof WebhookChangesBody>;

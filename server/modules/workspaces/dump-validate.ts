@@ -4,9 +4,8 @@
 // modules), so an import never holds what the API itself would refuse. The first problem is a
 // 422 whose `details.field` is its JSON path (`records.people[3]._id`).
 import type { z } from 'zod';
-import { z as zod } from 'zod';
 import { ApiError } from '../../core/errors.js';
-import { ID_PATTERN, ID_RULE, idFoldKey, isReservedRecordId } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, idFoldKey, isReservedRecordId, nowIso } from '../../core/ids.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseBody } from '../../core/validate.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
@@ -18,7 +17,12 @@ import { checkKeys as checkStoreKeys } from '../../core/keys.js';
 import { DEFAULT_SETTING } from '../database/collections.js';
 import { RESERVED_FIELDS, UNINDEXABLE, isPath, toList } from '../database/schema-service.js';
 import { typeOfFor } from '../database/service.js';
-import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/schemas.js';
+import { DumpWebhook } from '../webhooks/schemas.js';
+import { DumpUser } from '../users/schemas.js';
+import { normalizeEmail } from '../users/repo.js';
+import { DumpCredential } from '../credentials/schemas.js';
+import { StoredScenario, scenarioProblems, type ScenarioDoc } from '../scenarios/schemas.js';
+import { stepAvailable } from '../scenarios/service.js';
 import { DUMP_FORMAT, DUMP_VERSION, SECTION_STORES, type Dump } from './dump-format.js';
 
 type Obj = Record<string, unknown>;
@@ -28,7 +32,6 @@ const fail = (field: string, reason: ValidationReason, message: string): never =
 };
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const key = (path: string, k: string) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
-const BCRYPT = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 const STORE_NAME = /^[a-z][a-z0-9_-]*$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -49,18 +52,7 @@ function str(v: unknown, path: string, optional = false): string | undefined {
   return v as string;
 }
 
-/** Field names the document store refuses (`$...`, dots), anywhere in a document. */
-function checkKeys(v: unknown, path: string): void {
-  if (Array.isArray(v)) { v.forEach((x, i) => checkKeys(x, `${path}[${i}]`)); return; }
-  if (!isObj(v)) return;
-  for (const [k, x] of Object.entries(v)) {
-    if (k.startsWith('$') || k.includes('.')) fail(key(path, k), 'format', 'field names may not start with $ or contain a dot');
-    checkKeys(x, key(path, k));
-  }
-}
-
-/** A list of documents with unique ids; returns them. */
-/** `storeKeys: false` for lists that do not go to the document store (collections live in the
+/** A list of documents with unique ids; returns them. `storeKeys: false` for lists that do not go to the document store (collections live in the
  *  settings file, and a view's filter is made of `$gte`-style keys). */
 function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj, p: string) => void, storeKeys = true): Obj[] {
   const list = arr(v, path);
@@ -72,7 +64,10 @@ function docs(v: unknown, path: string, idPattern: RegExp | null, each?: (d: Obj
     if (idPattern ? !idPattern.test(id) : id.length === 0) fail(`${p}._id`, 'format', idPattern ? ID_RULE : 'must not be empty');
     if (seen.has(id)) fail(`${p}._id`, 'invalid', `duplicate _id '${id}'`);
     seen.add(id);
-    if (storeKeys) checkKeys(doc, p);
+    if (storeKeys) {
+      const [refused] = checkStoreKeys(doc, p, key);
+      if (refused) fail(refused.field, refused.reason, refused.message ?? 'is not a key the store can hold');
+    }
     each?.(doc, p);
   });
   return list as Obj[];
@@ -212,8 +207,6 @@ function validateRecord(d: Obj, p: string, def: CollectionDef): Obj {
   const { _id: _omit, _owner, createdAt, updatedAt, ...rest } = d;
   if (_owner !== undefined && (typeof _owner !== 'string' || _owner === '')) fail(`${p}._owner`, 'type', 'must be a user id (a string)');
   checkStamps(d, p);
-  const storeKeys = checkStoreKeys(rest);
-  if (storeKeys.length) throw fieldAt(p, storeKeys[0]);
   const created = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
   const inForce = (def.fields ?? []).filter((f) => {
     const changed = Date.parse(String(f.updatedAt ?? f.createdAt ?? ''));
@@ -242,21 +235,14 @@ export function validateDump(raw: unknown): Dump {
   if (root.workspace !== undefined) obj(root.workspace, 'workspace');
 
   const schema = root.schema === undefined ? {} : obj(root.schema, 'schema');
-  // Collection ids name files: two that differ only in case would share one on macOS and Windows.
-  const lowerIds = new Set<string>();
-  const rawCollections = docs(schema.collections, 'schema.collections', ID_PATTERN, (c, p) => {
-    const lower = (c._id as string).toLowerCase();
-    if (lowerIds.has(lower)) fail(`${p}._id`, 'invalid', `collection ids may not differ only in case ('${c._id}')`);
-    lowerIds.add(lower);
-  }, false);
-  const collectionIds = new Set(rawCollections.map((c) => c._id as string));
   // Collection ids name files: two that differ only in case would share one on macOS / Windows.
   const folded = new Set<string>();
-  rawCollections.forEach((c, i) => {
+  const rawCollections = docs(schema.collections, 'schema.collections', ID_PATTERN, (c, p) => {
     const k = idFoldKey(c._id as string);
-    if (folded.has(k)) fail(`schema.collections[${i}]._id`, 'invalid', `'${c._id}' differs from another collection id only in case`);
+    if (folded.has(k)) fail(`${p}._id`, 'invalid', `'${c._id}' differs from another collection id only in case`);
     folded.add(k);
-  });
+  }, false);
+  const collectionIds = new Set(rawCollections.map((c) => c._id as string));
   const collections = rawCollections.map((c, i) => validateCollection(c, `schema.collections[${i}]`, collectionIds)) as unknown as CollectionDef[];
   const byId = new Map(collections.map((c) => [c._id, c]));
 
@@ -282,16 +268,11 @@ export function validateDump(raw: unknown): Dump {
   }
 
   const emails = new Set<string>();
-  docs(root.users, 'users', ID_PATTERN, (u, p) => {
-    const email = str(u.email, `${p}.email`)!.trim().toLowerCase();
-    if (!/^[^\s@]+@[^\s@]+$/.test(email)) fail(`${p}.email`, 'format', 'must be an email address');
+  const users = docs(root.users, 'users', ID_PATTERN, (u, p) => {
+    parseAt(DumpUser, u, p);
+    const email = normalizeEmail(u.email as string);
     if (emails.has(email)) fail(`${p}.email`, 'invalid', `duplicate email '${email}'`);
     emails.add(email);
-    if (u.passwordHash !== undefined) {
-      if (typeof u.passwordHash !== 'string' || !BCRYPT.test(u.passwordHash)) fail(`${p}.passwordHash`, 'format', 'must be a bcrypt hash');
-    } else if (str(u.password, `${p}.password`)!.length < 8) fail(`${p}.password`, 'too_short', 'must have at least 8 characters');
-    str(u.name, `${p}.name`, true);
-    str(u.role, `${p}.role`, true);
   });
 
   docs(root.files, 'files', ID_PATTERN, (f, p) => {
@@ -302,13 +283,24 @@ export function validateDump(raw: unknown): Dump {
     if (f.size !== undefined && f.size !== Buffer.byteLength(content, 'base64')) fail(`${p}.size`, 'invalid', 'does not match the content');
   });
   docs(root.webhooks, 'webhooks', null, (w, p) => { parseAt(DumpWebhook, w, p); checkStamps(w, p); });
-  docs(root.scenarios, 'scenarios', null, (s, p) => { str(s.name, `${p}.name`, true); });
   const secretNames = new Set<string>();
   docs(root.secrets, 'secrets', null, (s, p) => {
-    const name = str(s.name, `${p}.name`)!;
+    const { name } = parseAt(DumpCredential, s, p);
     if (secretNames.has(name)) fail(`${p}.name`, 'invalid', `duplicate secret name '${name}'`);
     secretNames.add(name);
-    if ('value' in s || 'sealedValue' in s) fail(`${p}.value`, 'read_only', 'secret values are never imported; set them with PUT /credentials/{id}');
+  });
+  // Scenarios come out as stored (every part the engine reads present); an active one must be
+  // able to run, with the dump's own secrets, exactly as activation would have required.
+  const scenarios = docs(root.scenarios, 'scenarios', null).map((s, i) => {
+    const p = `scenarios[${i}]`;
+    const now = nowIso();
+    const scenario = parseAt(StoredScenario, { createdAt: now, updatedAt: now, ...s }, p) as ScenarioDoc;
+    checkStamps(s, p);
+    if (scenario.active) {
+      const problems = scenarioProblems(scenario, secretNames, stepAvailable);
+      if (problems.length) throw fieldAt(p, problems[0]);
+    }
+    return { ...s, ...scenario };
   });
 
   const stores = root.stores === undefined ? {} : obj(root.stores, 'stores');
@@ -317,24 +309,5 @@ export function validateDump(raw: unknown): Dump {
     if (!STORE_NAME.test(name) || SECTION_STORES.has(name)) fail(path, 'invalid', `'${name}' is not a store a dump may carry here`);
     docs(list, path, null);
   }
-  return { ...root, schema: { ...schema, collections }, records: checkedRecords } as unknown as Dump;
-}
-
-/** A webhook of a dump: what `POST /webhooks` accepts (name optional), plus the optional
- *  signing secret a test suite may fix so that it can verify signatures (never exported). */
-const DumpWebhook = zod.object({
-  name: zod.string().min(1).max(200).optional(),
-  url: zod.string().max(2048).refine(isHttpUrl, { message: 'must be an absolute http:// or https:// URL' }),
-  events: EventPatterns,
-  active: zod.boolean().optional(),
-  filter: EventFilter.optional(),
-  secret: zod.string().refine(isWebhookSecret, { message: "must be 'whsec_' followed by the base64 of 24 to 64 random bytes" }).optional(),
-});
-
-/** `whsec_` + base64 of 24 to 64 bytes (the Standard Webhooks secret format). */
-export function isWebhookSecret(v: string): boolean {
-  const b64 = v.startsWith('whsec_') ? v.slice(6) : '';
-  if (b64.length === 0 || b64.length % 4 !== 0 || !BASE64.test(b64)) return false;
-  const bytes = Buffer.byteLength(b64, 'base64');
-  return bytes >= 24 && bytes <= 64;
+  return { ...root, schema: { ...schema, collections }, records: checkedRecords, users, scenarios } as unknown as Dump;
 }
