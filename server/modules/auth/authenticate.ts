@@ -1,7 +1,7 @@
 // Request authentication for the workspace API: reads the bearer token (if any) into req.auth,
 // and the guards handlers call. A present but bad token is always a 401, even where anonymous
 // access would be allowed.
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import { ApiError } from '../../core/errors.js';
 import { liveSession, verifyAccessToken, type SessionDoc } from './sessions.js';
 import type { Workspace } from '../../storage/workspace.js';
@@ -85,6 +85,24 @@ export function requireAdmin(req: Request): AuthInfo {
   const auth = requireUser(req);
   if (!auth.isAdmin) throw ApiError.forbidden('An administrator token is required');
   return auth;
+}
+
+/** Guard of admin-only routes: 401 without a caller, 403 for a non-admin. */
+const guardAdmin: RequestHandler = (req, _res, next) => { requireAdmin(req); next(); };
+
+type Route = (path: string, ...handlers: RequestHandler[]) => AdminRouter;
+export interface AdminRouter { get: Route; post: Route; put: Route; patch: Route; delete: Route }
+
+/** The routes registered through the returned object are for administrators only: the guard
+ *  runs before their handlers, once for the whole group, so that a new route cannot forget it.
+ *  They go into `router` itself, in registration order among its other routes. */
+export function adminOnly(router: Router): AdminRouter {
+  const route = (method: 'get' | 'post' | 'put' | 'patch' | 'delete'): Route => (path, ...handlers) => {
+    router[method](path, guardAdmin, ...handlers);
+    return admin;
+  };
+  const admin: AdminRouter = { get: route('get'), post: route('post'), put: route('put'), patch: route('patch'), delete: route('delete') };
+  return admin;
 }
 
 /** The bus actor for a request. */

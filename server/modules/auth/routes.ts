@@ -2,7 +2,7 @@
 // the workspace outbox on the console API.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { actorOf, requireAdmin, requireUser } from './authenticate.js';
+import { actorOf, adminOnly, requireUser } from './authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { publicUser } from '../users/repo.js';
@@ -82,8 +82,8 @@ export const authModule: Module = {
     router.put('/auth/change-password', changePassword);
     router.patch('/auth/change-password', changePassword);
 
-    router.post('/auth/impersonate/:userId', async (req, res) => {
-      const admin = requireAdmin(req);
+    adminOnly(router).post('/auth/impersonate/:userId', async (req, res) => {
+      const admin = requireUser(req);
       res.json(await auth.impersonate(ctx, req.ws, admin, req.params.userId as string));
     });
   },

@@ -3,7 +3,7 @@
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { requireAdmin } from '../auth/authenticate.js';
+import { adminOnly } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { preserialised, storedDocJson } from '../../core/http.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
@@ -69,9 +69,9 @@ export const databaseModule: Module = {
       res.status(204).end();
     });
 
-    // ---- collections ----
-    router.get('/database', (req, res) => {
-      requireAdmin(req);
+    // ---- collections and their schema: administrators only, the whole part ----
+    const admin = adminOnly(router);
+    admin.get('/database', (req, res) => {
       const q = parseListQuery(req.query as P, { defaultSort: DEFAULT_SORT });
       const match = compileMatcher(q.conditions);
       const all = (listCollections(req.ws) as unknown as Doc[]).filter(match).sort(comparator(q.sort));
@@ -79,84 +79,80 @@ export const databaseModule: Module = {
       res.json({ data: q.fields ? page.map((c) => project(c, q.fields!)) : page, meta: listMeta(all.length, q) });
     });
 
-    router.post('/database', async (req, res) => {
-      requireAdmin(req);
+    admin.post('/database', async (req, res) => {
       res.status(201).json(await createCollection(req.ws, parseBody(NewCollectionBody, req.body)));
     });
 
-    // PATCH is accepted wherever PUT is (CONTRACT §6).
+    // PATCH is accepted wherever PUT is.
     const patchCollectionById = async (req: Request, res: Response) => {
-      requireAdmin(req);
       const body = parseBody(CollectionByIdBody, req.body);
       res.json(await updateCollection(req.ws, body._id, body));
     };
-    router.put('/database', patchCollectionById);
-    router.patch('/database', patchCollectionById);
+    admin.put('/database', patchCollectionById);
+    admin.patch('/database', patchCollectionById);
 
     const patchCollection = async (req: Request, res: Response) => {
-      requireAdmin(req);
       const id = param(req, 'collection');
       const body = parseBody(CollectionPatchBody, req.body);
       getCollection(req.ws, id);
       if (body._id !== undefined && body._id !== id) throw ApiError.invalidField('_id', 'read_only', "A collection's '_id' cannot change");
       res.json(await updateCollection(req.ws, id, body));
     };
-    router.put('/database/:collection', patchCollection);
-    router.patch('/database/:collection', patchCollection);
+    admin.put('/database/:collection', patchCollection);
+    admin.patch('/database/:collection', patchCollection);
 
-    router.delete('/database/:collection', async (req, res) => {
-      requireAdmin(req);
+    admin.delete('/database/:collection', async (req, res) => {
       await deleteCollection(req.ws, param(req, 'collection'));
       res.status(204).end();
     });
 
     // ---- fields, views, indexes (before /:id so that these names are not read as record ids) ----
-    const admin = (req: Request) => { requireAdmin(req); return getCollection(req.ws, param(req, 'collection')); };
+    const collectionOf = (req: Request) => getCollection(req.ws, param(req, 'collection'));
 
-    router.get('/database/:collection/fields', (req, res) => { const def = admin(req); res.json(listOf(def.fields)); });
-    router.post('/database/:collection/fields', async (req, res) => {
-      admin(req);
+    admin.get('/database/:collection/fields', (req, res) => { const def = collectionOf(req); res.json(listOf(def.fields)); });
+    admin.post('/database/:collection/fields', async (req, res) => {
+      collectionOf(req);
       res.status(201).json(await schema.createField(req.ws, param(req, 'collection'), parseBody(NewFieldBody, req.body)));
     });
-    router.get('/database/:collection/fields/:id', (req, res) => { res.json(item(admin(req).fields, param(req, 'id'), 'Field')); });
+    admin.get('/database/:collection/fields/:id', (req, res) => { res.json(item(collectionOf(req).fields, param(req, 'id'), 'Field')); });
     const patchField = async (req: Request, res: Response) => {
-      admin(req);
+      collectionOf(req);
       res.json(await schema.updateField(req.ws, param(req, 'collection'), param(req, 'id'), parseBody(FieldPatchBody, req.body)));
     };
-    router.put('/database/:collection/fields/:id', patchField);
-    router.patch('/database/:collection/fields/:id', patchField);
-    router.delete('/database/:collection/fields/:id', async (req, res) => {
-      admin(req);
+    admin.put('/database/:collection/fields/:id', patchField);
+    admin.patch('/database/:collection/fields/:id', patchField);
+    admin.delete('/database/:collection/fields/:id', async (req, res) => {
+      collectionOf(req);
       await schema.deleteField(req.ws, param(req, 'collection'), param(req, 'id'));
       res.status(204).end();
     });
 
-    router.get('/database/:collection/views', (req, res) => { res.json(listOf(admin(req).views)); });
-    router.post('/database/:collection/views', async (req, res) => {
-      admin(req);
+    admin.get('/database/:collection/views', (req, res) => { res.json(listOf(collectionOf(req).views)); });
+    admin.post('/database/:collection/views', async (req, res) => {
+      collectionOf(req);
       res.status(201).json(await schema.createView(req.ws, param(req, 'collection'), parseBody(NewViewBody, req.body)));
     });
-    router.get('/database/:collection/views/:id', (req, res) => { res.json(item(admin(req).views, param(req, 'id'), 'View')); });
+    admin.get('/database/:collection/views/:id', (req, res) => { res.json(item(collectionOf(req).views, param(req, 'id'), 'View')); });
     const patchView = async (req: Request, res: Response) => {
-      admin(req);
+      collectionOf(req);
       res.json(await schema.updateView(req.ws, param(req, 'collection'), param(req, 'id'), parseBody(ViewPatchBody, req.body)));
     };
-    router.put('/database/:collection/views/:id', patchView);
-    router.patch('/database/:collection/views/:id', patchView);
-    router.delete('/database/:collection/views/:id', async (req, res) => {
-      admin(req);
+    admin.put('/database/:collection/views/:id', patchView);
+    admin.patch('/database/:collection/views/:id', patchView);
+    admin.delete('/database/:collection/views/:id', async (req, res) => {
+      collectionOf(req);
       await schema.deleteView(req.ws, param(req, 'collection'), param(req, 'id'));
       res.status(204).end();
     });
 
-    router.get('/database/:collection/indexes', (req, res) => { res.json(listOf(admin(req).indexes)); });
-    router.post('/database/:collection/indexes', async (req, res) => {
-      admin(req);
+    admin.get('/database/:collection/indexes', (req, res) => { res.json(listOf(collectionOf(req).indexes)); });
+    admin.post('/database/:collection/indexes', async (req, res) => {
+      collectionOf(req);
       res.status(201).json(await schema.createIndex(req.ws, param(req, 'collection'), parseBody(NewIndexBody, req.body)));
     });
-    router.get('/database/:collection/indexes/:id', (req, res) => { res.json(item(admin(req).indexes, param(req, 'id'), 'Index')); });
-    router.delete('/database/:collection/indexes/:id', async (req, res) => {
-      admin(req);
+    admin.get('/database/:collection/indexes/:id', (req, res) => { res.json(item(collectionOf(req).indexes, param(req, 'id'), 'Index')); });
+    admin.delete('/database/:collection/indexes/:id', async (req, res) => {
+      collectionOf(req);
       await schema.deleteIndex(req.ws, param(req, 'collection'), param(req, 'id'));
       res.status(204).end();
     });

@@ -1,7 +1,7 @@
 // The scenarios API group (CONTRACT §9): CRUD, activate / deactivate, run now, executions. Admin only.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { requireAdmin } from '../auth/authenticate.js';
+import { adminOnly, requireUser } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { ApiError } from '../../core/errors.js';
 import { checkKeys } from '../../core/keys.js';
@@ -37,57 +37,54 @@ export const scenariosModule: Module = {
   name: 'scenarios',
 
   workspaceRoutes(router: Router, ctx: AppContext) {
+    // Administrators only, the whole group.
+    const admin = adminOnly(router);
     const engine = engineOf(ctx);
     const id = (req: Request) => req.params.id as string;
 
-    router.get('/scenarios', async (req, res) => {
-      requireAdmin(req);
+    admin.get('/scenarios', async (req, res) => {
       const q = parseListQuery(req.query);
       const { data, total } = await listScenarios(req.ws, q);
       res.json({ data, meta: listMeta(total, q) });
     });
 
-    router.post('/scenarios', async (req, res) => {
-      requireAdmin(req);
+    admin.post('/scenarios', async (req, res) => {
       const body = parseBody(NewScenarioBody, req.body);
       assertStorableKeys(body);
       res.status(201).json(await createScenario(req.ws, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
     });
 
-    router.get('/scenarios/:id', async (req, res) => {
-      requireAdmin(req);
+    admin.get('/scenarios/:id', async (req, res) => {
       res.json(publicScenario(await getScenarioDoc(req.ws, id(req))));
     });
 
     const update = async (req: Request, res: Response) => {
-      requireAdmin(req);
       const body = parseBody(ScenarioChangesBody, req.body);
       assertStorableKeys(body);
       res.json(await updateScenario(req.ws, engine, id(req), { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
     };
-    router.put('/scenarios/:id', update);
-    router.patch('/scenarios/:id', update);
+    admin.put('/scenarios/:id', update);
+    admin.patch('/scenarios/:id', update);
 
-    router.delete('/scenarios/:id', async (req, res) => {
-      requireAdmin(req);
+    admin.delete('/scenarios/:id', async (req, res) => {
       await deleteScenario(req.ws, engine, id(req));
       res.status(204).end();
     });
 
-    router.post('/scenarios/:id/activate', async (req, res) => {
-      const auth = requireAdmin(req);
+    admin.post('/scenarios/:id/activate', async (req, res) => {
+      const auth = requireUser(req);
       res.json(await setActive(req.ws, engine, id(req), true, auth));
     });
 
-    router.post('/scenarios/:id/deactivate', async (req, res) => {
-      const auth = requireAdmin(req);
+    admin.post('/scenarios/:id/deactivate', async (req, res) => {
+      const auth = requireUser(req);
       res.json(await setActive(req.ws, engine, id(req), false, auth));
     });
 
     // Runs once now and answers 201 with the execution once it has finished, or after
     // RUN_WAIT_MS with it still `running` (poll the executions list for the end).
-    router.post('/scenarios/:id/run', async (req, res) => {
-      const auth = requireAdmin(req);
+    admin.post('/scenarios/:id/run', async (req, res) => {
+      const auth = requireUser(req);
       const { execution, done } = await runNow(req.ws, engine, id(req), auth);
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), RUN_WAIT_MS); });
@@ -96,8 +93,7 @@ export const scenariosModule: Module = {
       res.status(201).json(finished ?? (await executionStore(req.ws)).get(execution._id) ?? execution);
     });
 
-    router.get('/scenarios/:id/executions', async (req, res) => {
-      requireAdmin(req);
+    admin.get('/scenarios/:id/executions', async (req, res) => {
       const q = parseListQuery(req.query, { defaultSort: [{ path: 'startedAt', dir: -1 }] });
       const { data, total } = await listExecutions(req.ws, id(req), q);
       res.json({ data, meta: listMeta(total, q) });

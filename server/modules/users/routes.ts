@@ -2,7 +2,7 @@
 // update with PUT or PATCH, delete). Non-admins get 403, anonymous callers 401.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { actorOf, requireAdmin } from '../auth/authenticate.js';
+import { actorOf, adminOnly, requireUser } from '../auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
@@ -15,40 +15,38 @@ export const usersModule: Module = {
   name: 'users',
 
   workspaceRoutes(router: Router, ctx: AppContext) {
-    router.get('/users', async (req, res) => {
-      requireAdmin(req);
+    // Administrators only, the whole group.
+    const admin = adminOnly(router);
+    admin.get('/users', async (req, res) => {
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => (USER_TYPES[p]) });
       assertNoHiddenField(q);
       const { data, total } = (await usersStore(req.ws)).find(q);
       res.json({ data: data.map(publicUser), meta: listMeta(total, q) });
     });
 
-    router.get('/users/:id', async (req, res) => {
-      requireAdmin(req);
+    admin.get('/users/:id', async (req, res) => {
       const user = await findUser(req.ws, req.params.id as string);
       if (!user) throw ApiError.notFound('User', req.params.id as string);
       res.json(publicUser(user));
     });
 
-    router.post('/users', async (req, res) => {
-      requireAdmin(req);
+    admin.post('/users', async (req, res) => {
       assertWritable(req.body, SYSTEM_FIELDS);
       const body = parseBody(CreateUserBody, req.body);
       res.status(201).json(publicUser(await createUser(ctx, req.ws, body, actorOf(req))));
     });
 
     const update = async (req: Request, res: Response) => {
-      const admin = requireAdmin(req);
+      const caller = requireUser(req);
       assertWritable(req.body, SYSTEM_FIELDS);
       const body = parseBody(UpdateUserBody, req.body);
-      const user = await changeUser(ctx, req.ws, req.params.id as string, body, { actor: actorOf(req), keepSessionId: admin.sessionId });
+      const user = await changeUser(ctx, req.ws, req.params.id as string, body, { actor: actorOf(req), keepSessionId: caller.sessionId });
       res.json(publicUser(user));
     };
-    router.put('/users/:id', update);
-    router.patch('/users/:id', update);
+    admin.put('/users/:id', update);
+    admin.patch('/users/:id', update);
 
-    router.delete('/users/:id', async (req, res) => {
-      requireAdmin(req);
+    admin.delete('/users/:id', async (req, res) => {
       await removeUser(ctx, req.ws, req.params.id as string, actorOf(req));
       res.status(204).end();
     });

@@ -2,7 +2,7 @@
 // delivery queue's wiring to the bus and the workspace lifecycle.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { requireAdmin } from '../auth/authenticate.js';
+import { adminOnly } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { ApiError } from '../../core/errors.js';
@@ -22,38 +22,34 @@ export const webhooksModule: Module = {
   name: 'webhooks',
 
   workspaceRoutes(router: Router, ctx: AppContext) {
-    router.get('/webhooks', async (req, res) => {
-      requireAdmin(req);
+    // Administrators only, the whole group.
+    const admin = adminOnly(router);
+    admin.get('/webhooks', async (req, res) => {
       const q = parseListQuery(req.query);
       const { data, total } = await listWebhooks(req.ws, q);
       res.json({ data, meta: listMeta(total, q) });
     });
 
-    router.post('/webhooks', async (req, res) => {
-      requireAdmin(req);
+    admin.post('/webhooks', async (req, res) => {
       res.status(201).json(await createWebhook(req.ws, parseBody(NewWebhookBody, req.body)));
     });
 
-    router.get('/webhooks/:id', async (req, res) => {
-      requireAdmin(req);
+    admin.get('/webhooks/:id', async (req, res) => {
       res.json(publicWebhook(await getWebhookDoc(req.ws, req.params.id as string)));
     });
 
     const update = async (req: Request, res: Response) => {
-      requireAdmin(req);
       res.json(await updateWebhook(req.ws, req.params.id as string, parseBody(WebhookChangesBody, req.body)));
     };
-    router.put('/webhooks/:id', update);
-    router.patch('/webhooks/:id', update);
+    admin.put('/webhooks/:id', update);
+    admin.patch('/webhooks/:id', update);
 
-    router.delete('/webhooks/:id', async (req, res) => {
-      requireAdmin(req);
+    admin.delete('/webhooks/:id', async (req, res) => {
       await deleteWebhook(req.ws, req.params.id as string);
       res.status(204).end();
     });
 
-    router.get('/webhooks/:id/logs', async (req, res) => {
-      requireAdmin(req);
+    admin.get('/webhooks/:id/logs', async (req, res) => {
       const hook = await getWebhookDoc(req.ws, req.params.id as string);
       const q = parseListQuery(req.query, { defaultSort: [{ path: 'createdAt', dir: -1 }] });
       const { data, total } = (await req.ws.store(LOGS)).find({
@@ -64,8 +60,7 @@ export const webhooksModule: Module = {
 
     // Sends a `webhook.test` event to this webhook now, whatever its events (and even while
     // inactive); answers with the log entry of the first attempt. Failed tests are retried like any delivery.
-    router.post('/webhooks/:id/test', async (req, res) => {
-      requireAdmin(req);
+    admin.post('/webhooks/:id/test', async (req, res) => {
       const hook = await getWebhookDoc(req.ws, req.params.id as string);
       const deliverer = delivererOf(ctx);
       const id = await deliverer.enqueue(req.ws, hook._id, testEnvelope(req.ws, hook._id), { test: true, schedule: false });
