@@ -7,14 +7,9 @@ import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
 import { JSON_TEXT, cors, jsonBody, loopbackHostGuard } from './core/http.js';
 import { authenticate } from './modules/auth/authenticate.js';
 import { isLoopbackHost } from './core/config.js';
-import { accessLabel, getCollection, getRecord } from './modules/database/service.js';
+import { recordGetShortcut } from './modules/database/fast-path.js';
 import { requestLogMiddleware } from './modules/request-log/request-log.js';
 import { consoleDistDir, mountConsole } from './console-ui.js';
-
-const ID = '([A-Za-z][A-Za-z0-9_-]{0,63})';
-/** `/api/app/{app_id}/database/{collection}/{id}`, ids as CONTRACT §6 spells them. */
-const RECORD_GET = new RegExp(`^/api/app/${ID}/database/${ID}/${ID}/?(?:\\?|$)`);
-const SCHEMA_PARTS = /^(?:fields|views|indexes)$/i;
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -59,26 +54,8 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   });
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
 
-  // The hottest request, GET of one record by id, answered without Express's routers: the same
-  // pipeline and the same handler as the route in modules/database/routes.ts, minus the path
-  // matching and parameter handling of two routers, which were a fifth of its CPU time
-  // (docs/performance.md). Only plain ids (no percent-encoding) that are not schema parts
-  // (`fields`, `views`, `indexes`) take it; everything else goes the ordinary way.
-  const recordGetFastPath = (req: Request, res: express.Response, next: express.NextFunction) => {
-    const m = RECORD_GET.exec(req.url);
-    if (!m || SCHEMA_PARTS.test(m[3])) return undefined;
-    const [, appId, collection, id] = m;
-    return (err?: unknown) => {
-      if (err) return next(err);
-      req.params = { appId };
-      workspacePipeline(req, res, (failure?: unknown) => {
-        if (failure) return next(failure);
-        req.params = { collection, id };
-        req.accessRule = accessLabel(getCollection(req.ws, collection), 'read', req.auth);
-        getRecord(ctx, req.ws, collection, id, { auth: req.auth }).then((record) => { res.json(record); }, next);
-      });
-    };
-  };
+  // The hottest request, GET of one record by id, skips Express's routers (database module).
+  const recordGetFastPath = recordGetShortcut(ctx, workspacePipeline);
 
   app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
 
