@@ -51,6 +51,15 @@ export class ApiError extends Error {
   }
 }
 
+/** Base of the storage layer's errors (storage/errors.ts): a code of the catalog, no HTTP.
+ *  toApiError maps them; defined here so that core needs nothing from the layers after it. */
+export class StorageFailure extends Error {
+  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 function describe(list: FieldError[]) {
   const first = list[0];
   if (!first) return 'Validation failed';
@@ -83,6 +92,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof StorageFailure) return fromStorage(err);
   // A raw file-system error of a full or unwritable disk met outside the stores (which throw
   // their own StorageError, storage/errors.ts): 507 / 503, never 500.
   const errno = (err as NodeJS.ErrnoException | undefined)?.code;
@@ -102,4 +112,13 @@ export function toApiError(err: unknown): ApiError {
   const status = e?.status ?? e?.statusCode;
   if (status && status >= 400 && status < 500) return new ApiError('BAD_REQUEST', 'Bad request');
   return new ApiError('INTERNAL', 'Internal server error', {});
+}
+
+function fromStorage(err: StorageFailure): ApiError {
+  const details = err.details ?? {};
+  switch (err.code) {
+    case 'UNAVAILABLE': return ApiError.unavailable(err.message);
+    case 'VALIDATION_ERROR': return ApiError.invalidField(String(details.field ?? ''), (details.reason as ValidationReason | undefined) ?? 'invalid', err.message);
+    default: return new ApiError(err.code, err.message, err.details);
+  }
 }

@@ -11,13 +11,12 @@
 import Datastore from 'nedb-promises';
 import model from '@seald-io/nedb/lib/model.js';
 import { rm } from 'node:fs/promises';
-import { ApiError } from '../core/errors.js';
+import { StorageError, StoreUnavailableError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
 import { DataFile, compactText, readDatafile, serialize } from './datafile.js';
 import { bulkResetIndex } from './bulk-index.js';
 import { checkObject, patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
-import { StorageError } from './errors.js';
 
 export type { Doc, StoreQuery, QueryResult };
 
@@ -434,7 +433,7 @@ export class DocStore {
 
   /** Runs a write alone in the store's queue; nedb's errors become API errors. */
   private write<T>(op: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(ApiError.unavailable('The store is closed'));
+    if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed'));
     const run = async () => {
       try {
         const result = await op();
@@ -468,10 +467,10 @@ export function translateNedbError(err: unknown): unknown {
   if (err instanceof StorageError) return err;
   const e = err as { errorType?: string; key?: unknown; message?: string };
   if (e?.errorType === 'uniqueViolated') {
-    return ApiError.conflict('A unique constraint was violated', { value: e.key as string });
+    return new UniqueViolationError('A unique constraint was violated', { value: e.key as string });
   }
   if (typeof e?.message === 'string' && /Field names cannot (begin with the \$ character|contain a \.)/.test(e.message)) {
-    return ApiError.validation({ field: '', reason: 'format', message: 'Field names may not start with $ or contain a dot' });
+    return new UnstorableValueError('', 'format', 'Field names may not start with $ or contain a dot');
   }
   return err;
 }

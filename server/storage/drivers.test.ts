@@ -9,6 +9,7 @@ import { FIELDS, LIST_CASES, LOOSE_DOCS, TYPED_DOCS, TYPES, VIEW_CASES, makeDoc,
 import type { Doc } from './query.js';
 import { PgDatabase } from './pg/pg-store.js';
 import { pgBin, startPgCluster, type PgCluster } from '../test/pg-cluster.js';
+import { UniqueViolationError, UnstorableValueError } from './errors.js';
 
 let cluster: PgCluster | undefined;
 let db: PgDatabase | undefined;
@@ -90,13 +91,13 @@ for (const [name, open, available] of drivers) {
       await s.insert({ _id: 'u1', email: 'a@x.io' });
       await s.insert({ _id: 'u2' });
       await s.insert({ _id: 'u3' }); // a missing field is not indexed
-      await expect(s.insert({ _id: 'u4', email: 'a@x.io' })).rejects.toMatchObject({ status: 409 });
-      await expect(s.replace('u2', { _id: 'u2', email: 'a@x.io' })).rejects.toMatchObject({ status: 409 });
-      await expect(s.insert({ _id: 'u1', email: 'b@x.io' })).rejects.toMatchObject({ status: 409 });
+      await expect(s.insert({ _id: 'u4', email: 'a@x.io' })).rejects.toBeInstanceOf(UniqueViolationError);
+      await expect(s.replace('u2', { _id: 'u2', email: 'a@x.io' })).rejects.toBeInstanceOf(UniqueViolationError);
+      await expect(s.insert({ _id: 'u1', email: 'b@x.io' })).rejects.toBeInstanceOf(UniqueViolationError);
       expect((await s.find({ conditions: [], sort: [], limit: 10, offset: 0 })).total).toBe(3);
       await s.insert({ _id: 'u5', code: 'k' });
       await s.insert({ _id: 'u6', code: 'k' });
-      await expect(s.ensureIndex({ fieldName: 'code', unique: true })).rejects.toMatchObject({ status: 409 });
+      await expect(s.ensureIndex({ fieldName: 'code', unique: true })).rejects.toBeInstanceOf(UniqueViolationError);
       expect((await s.listIndexes()).map((i) => i.fieldName).sort()).toEqual(['createdAt', 'email']);
       await s.removeIndex('email');
       await s.insert({ _id: 'u7', email: 'a@x.io' });
@@ -108,7 +109,7 @@ for (const [name, open, available] of drivers) {
       await s.ensureIndex({ fieldName: 'shop,sku', unique: true });
       await s.insert({ _id: 'a', shop: 1, sku: 'x' });
       await s.insert({ _id: 'b', shop: 2, sku: 'x' });
-      await expect(s.insert({ _id: 'c', shop: 1, sku: 'x' })).rejects.toMatchObject({ status: 409 });
+      await expect(s.insert({ _id: 'c', shop: 1, sku: 'x' })).rejects.toBeInstanceOf(UniqueViolationError);
       expect((await s.listIndexes()).find((i) => i.fieldName === 'shop,sku')?.unique).toBe(true);
     });
 
@@ -116,7 +117,7 @@ for (const [name, open, available] of drivers) {
       const s = await open();
       await s.ensureIndex({ fieldName: 'k', unique: true });
       await s.insertMany([{ _id: 'a', k: 1 }, { _id: 'b', k: 2 }]);
-      await expect(s.replaceAll([{ _id: 'x', k: 5 }, { _id: 'y', k: 5 }])).rejects.toMatchObject({ status: 409 });
+      await expect(s.replaceAll([{ _id: 'x', k: 5 }, { _id: 'y', k: 5 }])).rejects.toBeInstanceOf(UniqueViolationError);
       expect((await s.all()).map((d) => d._id)).toEqual(['a', 'b']);
       await s.replaceAll([{ _id: 'z', k: 9 }]);
       expect(await s.all()).toEqual([{ _id: 'z', k: 9 }]);
@@ -128,8 +129,8 @@ for (const [name, open, available] of drivers) {
       await s.insertMany([{ _id: 'a', c: 'x' }, { _id: 'b', c: 'y' }, { _id: 'c', c: 'x' }]);
       expect(await s.removeWhere([{ path: 'c', op: '$eq', values: ['x'] }])).toBe(2);
       expect((await s.all()).map((d) => d._id)).toEqual(['b']);
-      await expect(s.insert({ _id: 'd', nested: { 'a.b': 1 } } as Doc)).rejects.toMatchObject({ status: 422 });
-      await expect(s.insert({ _id: 'e', $x: 1 } as Doc)).rejects.toMatchObject({ status: 422 });
+      await expect(s.insert({ _id: 'd', nested: { 'a.b': 1 } } as Doc)).rejects.toBeInstanceOf(UnstorableValueError);
+      await expect(s.insert({ _id: 'e', $x: 1 } as Doc)).rejects.toBeInstanceOf(UnstorableValueError);
       expect(await s.get('d')).toBeUndefined();
       await s.drop();
     });

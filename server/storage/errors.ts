@@ -3,7 +3,8 @@
 // the contract's 507 INSUFFICIENT_STORAGE and 503 UNAVAILABLE; the message names the folder and
 // what to do. A write that failed with one of them was not applied (docs/storage-layout.md).
 import { dirname } from 'node:path';
-import { ApiError } from '../core/errors.js';
+import { ApiError, StorageFailure } from '../core/errors.js';
+import type { ValidationReason } from '../shared/error-codes.js';
 
 /** Base class: something about the data folder stops reads or writes. */
 export class StorageError extends ApiError {
@@ -53,4 +54,29 @@ export async function guardWrite<T>(path: string | undefined, op: () => Promise<
   } catch (err) {
     throw toStorageError(err, path);
   }
+}
+
+// Failures of the stores themselves (closed, missing, unique index, unstorable value): they
+// name a code of the shared catalog and carry no HTTP; the one error handler (core/errors.ts
+// toApiError) maps them. Modules that want their own wording catch the class (a unique
+// violation becomes "a user with this email already exists").
+
+/** The store cannot take requests now (closed, busy being restored, database unreachable). */
+export class StoreUnavailableError extends StorageFailure {
+  constructor(message = 'The workspace is being restored or imported, retry shortly') { super('UNAVAILABLE', message); }
+}
+
+/** A workspace (or another stored thing the caller named) does not exist. */
+export class NotFoundError extends StorageFailure {
+  constructor(what: string, id: string) { super('NOT_FOUND', `${what} '${id}' not found`); }
+}
+
+/** A write would break a unique index, or create what already exists. */
+export class UniqueViolationError extends StorageFailure {
+  constructor(message = 'A unique constraint was violated', details?: Record<string, unknown>) { super('CONFLICT', message, details); }
+}
+
+/** A value the store cannot hold (a key name, a byte, a size). */
+export class UnstorableValueError extends StorageFailure {
+  constructor(field: string, reason: ValidationReason, message: string) { super('VALIDATION_ERROR', message, { field, reason }); }
 }

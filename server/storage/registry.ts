@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
 import { Workspace, restrictToOwner } from './workspace.js';
-import { ApiError } from '../core/errors.js';
+import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
 
@@ -65,17 +65,17 @@ export class Registry {
 
   require(id: string): Workspace {
     const ws = this.open.get(id);
-    if (!ws) throw ApiError.notFound('Workspace', id);
+    if (!ws) throw new NotFoundError('Workspace', id);
     return ws;
   }
 
   async create(id: string, name: string): Promise<Workspace> {
-    if (!isValidId(id)) throw ApiError.invalidField('_id', 'format', `'_id' ${ID_RULE}`);
-    if (this.open.has(id)) throw ApiError.conflict(`Workspace '${id}' already exists`);
+    if (!isValidId(id)) throw new UnstorableValueError('_id', 'format', `'_id' ${ID_RULE}`);
+    if (this.open.has(id)) throw new UniqueViolationError(`Workspace '${id}' already exists`);
     // A workspace's id names its folder: on a case-insensitive file system (macOS, Windows) `Demo`
     // beside `demo` would be the same folder, and deleting one would wipe the other.
     const twin = [...this.open.keys()].find((other) => idFoldKey(other) === idFoldKey(id));
-    if (twin) throw ApiError.conflict(`Workspace '${twin}' already exists; workspace ids may not differ only in case (they name folders on case-insensitive file systems)`, { field: '_id' });
+    if (twin) throw new UniqueViolationError(`Workspace '${twin}' already exists; workspace ids may not differ only in case (they name folders on case-insensitive file systems)`, { field: '_id' });
     const ws = await Workspace.open(id, this.dirOf(id), { name }, this.compactEvery);
     this.open.set(id, ws);
     const info: WorkspaceInfo = { _id: id, name, createdAt: ws.settings.data.createdAt };

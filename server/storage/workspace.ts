@@ -7,8 +7,7 @@ import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DocStore } from './doc-store.js';
 import { SettingsStore } from './settings-store.js';
-import { ApiError } from '../core/errors.js';
-import { StorageUnavailableError } from './errors.js';
+import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
 import { recoverSwap } from './swap.js';
 
 const LOAD_RETRY_MS = 1000;
@@ -131,7 +130,7 @@ export class Workspace {
   fileOf(name: string): string | undefined { return this.storeFile(name); }
 
   /** Fails with 503 while the workspace is being restored or imported. */
-  assertAvailable(): void { if (this.busy) throw ApiError.unavailable(); }
+  assertAvailable(): void { if (this.busy) throw new StoreUnavailableError(); }
 
   /** Closes every store (waiting for queued writes, compacting those written to) and flushes
    *  the settings. Never rejects: resolves to what could not be done, one line each (every

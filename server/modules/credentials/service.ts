@@ -3,6 +3,7 @@
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore, Doc, StoreQuery } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
+import { UniqueViolationError } from '../../storage/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { seal, unseal } from '../../core/crypto.js';
@@ -136,5 +137,5 @@ async function insertOrConflict(store: DocStore, doc: CredentialDoc, name: strin
 }
 
 function conflictOf(err: unknown, name: string): unknown {
-  return err instanceof ApiError && err.code === 'CONFLICT' ? ApiError.conflict(`A secret named '${name}' already exists`, { field: 'name' }) : err;
+  return err instanceof UniqueViolationError ? ApiError.conflict(`A secret named '${name}' already exists`, { field: 'name' }) : err;
 }

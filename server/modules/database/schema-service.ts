@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
+import { UniqueViolationError } from '../../storage/errors.js';
 import { ID_PATTERN, ID_RULE, newId, nowIso } from '../../core/ids.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
@@ -26,7 +27,7 @@ async function commit(ws: Workspace, def: CollectionDef, change: Partial<Pick<Co
     try {
       await applyIndexes(ws, def, next);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict('Existing records have duplicate values for this unique field or index', err.details);
+      if (err instanceof UniqueViolationError) throw ApiError.conflict('Existing records have duplicate values for this unique field or index', err.details);
       throw err;
     }
   }

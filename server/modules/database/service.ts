@@ -6,6 +6,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore, Doc } from '../../storage/doc-store.js';
 import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
+import { UniqueViolationError } from '../../storage/errors.js';
 import { actorOf, type AuthInfo } from '../auth/authenticate.js';
 import { ID_PATTERN, ID_RULE, isReservedRecordId, newId, nowIso } from '../../core/ids.js';
 import { conditionsFromObject, listMeta, parseListQuery, parseSort, type TypeOf } from '../../core/list-query.js';
@@ -207,7 +208,7 @@ async function write<T>(store: DocStore, def: CollectionDef, doc: Doc, op: () =>
   try {
     return await op();
   } catch (err) {
-    if (!(err instanceof ApiError) || err.code !== 'CONFLICT') throw err;
+    if (!(err instanceof UniqueViolationError)) throw err;
     for (const [key, unique] of desiredIndexes(def)) {
       if (!unique) continue;
       const fields = key.split(',');

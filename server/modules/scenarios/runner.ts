@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, StorageFailure, toApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { secretValues } from '../credentials/service.js';
@@ -264,7 +264,8 @@ async function actingAdmin(ws: Workspace, userId: string | undefined, scenarioId
   return { userId: user._id, role: user.role, isAdmin: true, sessionId: `scenario:${scenarioId}`, user };
 }
 
-function errorText(err: unknown): string {
+function errorText(failure: unknown): string {
+  const err = failure instanceof StorageFailure ? toApiError(failure) : failure;
   if (err instanceof ApiError) {
     const d = err.details as { errors?: Array<{ field: string; reason: string }> } | undefined;
     const fields = d?.errors?.length ? ` (${d.errors.map((e) => `${e.field}: ${e.reason}`).join(', ')})` : '';

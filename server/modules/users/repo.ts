@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
+import { UniqueViolationError } from '../../storage/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { User } from '../../shared/models.js';
 
@@ -81,7 +82,7 @@ export async function insertUser(ws: Workspace, input: NewUser, cost: number): P
   try {
     return (await store.insert(doc)) as UserDoc;
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
+    if (err instanceof UniqueViolationError) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
     throw err;
   }
 }
@@ -110,7 +111,7 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
     if (!stored) throw ApiError.notFound('User', id);
     return stored as UserDoc;
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.conflict(`A user with email '${next.email}' already exists`, { field: 'email' });
+    if (err instanceof UniqueViolationError) throw ApiError.conflict(`A user with email '${next.email}' already exists`, { field: 'email' });
     throw err;
   }
   });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { acquireLock } from '../../storage/lock.js';
 import { Registry } from '../../storage/registry.js';
 import { EventBus } from '../../core/bus.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, StorageFailure } from '../../core/errors.js';
 import { resolveConfig } from '../../core/config.js';
 import type { AppContext } from '../context.js';
 import { exportWorkspace, importWorkspace, type ImportSummary } from './dump.js';
@@ -24,7 +24,7 @@ async function withDataFolder<T>(dataDir: string, fn: (ctx: AppContext) => Promi
     const ctx: AppContext = { config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] };
     return await fn(ctx);
   } catch (err) {
-    if (err instanceof ApiError) throw new OfflineError(err.message);
+    if (err instanceof ApiError || err instanceof StorageFailure) throw new OfflineError(err.message);
     throw err;
   } finally {
     await registry?.close();

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, StorageFailure } from '../../core/errors.js';
 import { logger } from '../../core/logger.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { importWorkspace, type ImportSummary } from './dump.js';
@@ -56,7 +56,7 @@ export async function applySeed(ctx: AppContext, ws: Workspace, seed: string | R
   try {
     return await importWorkspace(ctx, ws, dump);
   } catch (err) {
-    if (err instanceof ApiError) {
+    if (err instanceof ApiError || err instanceof StorageFailure) {
       const where = typeof seed === 'string' ? `The seed file ${seed}` : 'The seed';
       throw new DumpFileError(`${where} is not a valid dump: ${err.message}`);
     }

@@ -3,7 +3,7 @@
 // password). While running, a query that fails because the server went away becomes 503 with
 // the reason (toUnavailable); the pool reconnects by itself once the server is back.
 import pg from 'pg';
-import { ApiError } from '../../core/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import { migrate, SchemaTooNewError } from './schema.js';
 
 /** A bad, unreachable or unusable database: its message is the one line the CLI prints. */
@@ -61,7 +61,7 @@ export function isConnectionError(err: unknown): boolean {
 }
 
 export function toUnavailable(err: unknown): unknown {
-  return isConnectionError(err) ? ApiError.unavailable(`The database is unavailable: ${describePgError(err)}`) : err;
+  return isConnectionError(err) ? new StoreUnavailableError(`The database is unavailable: ${describePgError(err)}`) : err;
 }
 
 export interface PgOptions { max?: number; connectTimeoutMs?: number }

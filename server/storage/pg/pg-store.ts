@@ -4,7 +4,7 @@
 // collection: see docs/scaling.md (per-collection statistics and plans, DROP / TRUNCATE as one
 // cheap transactional step, unique indexes without a partial predicate per collection).
 import type pg from 'pg';
-import { ApiError } from '../../core/errors.js';
+import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } from '../errors.js';
 import { checkObject } from '../nedb-patches.js';
 import { project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import type { IndexSpec } from '../doc-store.js';
@@ -20,12 +20,12 @@ export function translatePgError(err: unknown): unknown {
   const e = err as { code?: string; detail?: string; message?: string };
   if (e?.code === '23505') {
     const m = /\)=\((.*)\) already exists/.exec(e.detail ?? '');
-    return ApiError.conflict('A unique constraint was violated', m ? { value: m[1] } : undefined);
+    return new UniqueViolationError('A unique constraint was violated', m ? { value: m[1] } : undefined);
   }
   if (e?.code === '22P05' || e?.code === '22021') {
-    return ApiError.validation({ field: '', reason: 'invalid', message: 'Text holding the NUL character (\\u0000) cannot be stored in PostgreSQL' });
+    return new UnstorableValueError('', 'invalid', 'Text holding the NUL character (\\u0000) cannot be stored in PostgreSQL');
   }
-  if (e?.code === '54000') return ApiError.validation({ field: '', reason: 'too_long', message: `A value is too large for PostgreSQL: ${e.message}` });
+  if (e?.code === '54000') return new UnstorableValueError('', 'too_long', `A value is too large for PostgreSQL: ${e.message}`);
   return toUnavailable(err);
 }
 
@@ -33,7 +33,7 @@ function checkKeys(doc: unknown): void {
   try {
     checkObject(doc);
   } catch {
-    throw ApiError.validation({ field: '', reason: 'format', message: 'Field names may not start with $ or contain a dot' });
+    throw new UnstorableValueError('', 'format', 'Field names may not start with $ or contain a dot');
   }
 }
 
@@ -51,7 +51,7 @@ export class PgDatabase {
   }
 
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], on: Queryable = this.pool): Promise<pg.QueryResult<R>> {
-    if (this.closed) throw ApiError.unavailable('The database connection is closed');
+    if (this.closed) throw new StoreUnavailableError('The database connection is closed');
     try {
       return await on.query<R>(text, values);
     } catch (err) {
@@ -61,7 +61,7 @@ export class PgDatabase {
 
   /** Runs `fn` in one transaction (rolled back if it throws). */
   async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw ApiError.unavailable('The database connection is closed');
+    if (this.closed) throw new StoreUnavailableError('The database connection is closed');
     let client: pg.PoolClient;
     try { client = await this.pool.connect(); } catch (err) { throw translatePgError(err); }
     try {
