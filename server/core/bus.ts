@@ -47,7 +47,7 @@ export class EventBus {
   }
 }
 
-/** The envelope sent to webhooks and given to scenarios (CONTRACT §9). */
+/** The envelope sent to webhooks and given to scenarios. */
 export function envelope(event: BusEvent) {
   const { id, type, timestamp, app, data, collection } = event;
   return { id, type, timestamp, app, data, ...(collection !== undefined ? { collection } : {}) };

@@ -88,7 +88,7 @@ const MiB = 1024 * 1024;
 /** A bad option given to createServer / startServer (the CLI checks its flags before). */
 export class ConfigError extends Error {}
 
-/** The lowest bcrypt cost outside tests (CONTRACT §4). */
+/** The lowest bcrypt cost outside tests. */
 export const MIN_BCRYPT_COST = 10;
 
 /** A test run: Vitest sets VITEST, Jest sets NODE_ENV=test. */

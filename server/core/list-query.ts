@@ -1,4 +1,4 @@
-// The one list-query parser (CONTRACT §6): limit, offset, sort, fields and filter[...] from a
+// The one list-query parser: limit, offset, sort, fields and filter[...] from a
 // query string, into a StoreQuery the store's planner runs. Express 5's default "simple" query
 // parser leaves `filter[age][$gte]` as a flat key, which is parsed here, strictly.
 import { ApiError } from './errors.js';
@@ -147,7 +147,7 @@ function parseNonNegative(raw: unknown, name: string, fallback: number): number 
   if (raw === undefined) return fallback;
   const s = single(raw, name);
   if (!/^\d+$/.test(s)) throw ApiError.badRequest(`'${name}' must be a non-negative integer`, { field: name });
-  // Any run of digits is an integer: a huge limit is taken as the maximum (CONTRACT §6), a huge offset as past the end.
+  // Any run of digits is an integer: a huge limit is taken as the maximum, a huge offset as past the end.
   return Math.min(Number(s), Number.MAX_SAFE_INTEGER);
 }
 

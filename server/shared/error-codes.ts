@@ -1,4 +1,4 @@
-// The catalog of error codes (CONTRACT §3). Browser-safe: the console imports it too.
+// The catalog of error codes. Browser-safe: the console imports it too.
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,

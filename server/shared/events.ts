@@ -1,4 +1,4 @@
-// Event kinds published on the bus (CONTRACT §9). Browser-safe.
+// Event kinds published on the bus. Browser-safe.
 export const EVENT_TYPES = [
   'record.created', 'record.updated', 'record.deleted',
   'user.created', 'user.updated', 'user.deleted',

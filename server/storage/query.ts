@@ -249,6 +249,16 @@ function maskOf(fields: string[]): Mask {
   return mask;
 }
 
+/** A list query over documents held in memory (the request log, collection definitions, a
+ *  channel's members): filter, sort (`defaultSort` when the query names none), page, project. */
+export function queryDocs(docs: Doc[], q: StoreQuery, defaultSort: SortKey[] = []): QueryResult {
+  const matched = docs.filter(compileMatcher(q.conditions));
+  const sort = q.sort.length ? q.sort : defaultSort;
+  if (sort.length) matched.sort(comparator(sort));
+  const page = q.limit === 0 ? [] : matched.slice(q.offset, q.offset + q.limit);
+  return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total: matched.length };
+}
+
 /** The document with only `fields` (dot paths) and `_id`, in the document's own shape: an array
  *  of objects keeps being an array (`items.name` → `items: [{ name: "a" }, { name: "b" }]`; an
  *  element without the key is `{}`, a non-object element is left out); a numeric segment after

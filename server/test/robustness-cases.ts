@@ -26,7 +26,7 @@ export interface Endpoint {
 const E = (method: string, path: string, success: number, extra: Partial<Endpoint> = {}): Endpoint => ({ method, path, success, ...extra });
 const json = (body: Endpoint['body']) => ({ body });
 
-/** Every endpoint of api-reference.md and CONTRACT §2 (plus the GET-by-id routes the modules add). */
+/** Every endpoint of the workspace and console APIs (plus the GET-by-id routes the modules add). */
 export const ENDPOINTS: Endpoint[] = [
   // database: collections
   E('GET', '/database', 200, { list: true }),

@@ -92,7 +92,7 @@ describe('hostile bodies get a 4xx in the contract shape', () => {
     await sweep(targets, async (e) => {
       const raw = typeof c.raw === 'string' ? c.raw : c.raw(await validBody(e));
       const res = await call(e, { raw, contentType: c.contentType, headers: c.headers });
-      // Imports take bodies far above the 1 MiB JSON limit (CONTRACT §2).
+      // Imports take bodies far above the 1 MiB JSON limit.
       const expected = e.path.endsWith('/import') && c.expect?.includes(413) ? [200, 422] : c.expect;
       return problemsOf(res, expected).map(at(e));
     });

@@ -1,4 +1,4 @@
-// The access matrix of CONTRACT §5: anonymous, owner, other user and admin × list, get,
+// The access matrix of docs/auth.md: anonymous, owner, other user and admin × list, get,
 // create, update, delete × every setting value, asserting statuses and what lists contain.
 // Expectations are written out per rule value here, not derived from access.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

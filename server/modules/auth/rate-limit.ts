@@ -1,4 +1,4 @@
-// Failed-login limiter (CONTRACT §3): more than `limit` failures for one email within a
+// Failed-login limiter: more than `limit` failures for one email within a
 // minute → 429 with Retry-After. Only failures that have happened count: an attempt in flight
 // is not a failure, and a successful one never counts. So that parallel guesses still cannot
 // slip past the limit, at most `limit - failures` attempts per email run at once; the others

@@ -1,4 +1,4 @@
-// The auth API group (CONTRACT §4): self-service /auth endpoints on the workspace API, and
+// The auth API group: self-service /auth endpoints on the workspace API, and
 // the workspace outbox on the console API.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';

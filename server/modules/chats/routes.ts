@@ -1,4 +1,4 @@
-// The chats API group over HTTP: channels, members and messages (CONTRACT §8). Rules live in
+// The chats API group over HTTP: channels, members and messages. Rules live in
 // service.ts; this file only reads requests and writes responses.
 import type { Request, Response, Router } from 'express';
 import type { Module } from '../context.js';

@@ -1,4 +1,4 @@
-// The chats rules without HTTP: channels, members and messages, who may do what (CONTRACT §8),
+// The chats rules without HTTP: channels, members and messages, who may do what,
 // and the channel.* / message.* events. REST routes, the realtime socket and scenario steps
 // all call these functions, so every path checks and publishes the same way.
 import type { Request } from 'express';

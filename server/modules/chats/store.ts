@@ -3,7 +3,7 @@
 // never repeats, list queries over an in-memory array).
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore } from '../../storage/doc-store.js';
-import { compileMatcher, comparator, project, type Doc, type SortKey, type StoreQuery } from '../../storage/query.js';
+import { queryDocs, type Doc, type SortKey, type StoreQuery } from '../../storage/query.js';
 import type { ChannelType } from './schemas.js';
 
 /** A member's entry; the role is derived from the channel's `_owner`. */
@@ -82,12 +82,10 @@ export async function withChannelLock<T>(ws: Workspace, channelId: string, fn: (
   return run;
 }
 
-/** Applies a parsed list query (filters, sort, limit, offset, fields) to a small array. */
+/** Applies a parsed list query to a small array of objects without ids (a channel's members). */
 export function queryArray<T extends Record<string, unknown>>(items: T[], q: StoreQuery, defaultSort: SortKey[]): { data: Record<string, unknown>[]; total: number } {
+  // Positional ids keep the order stable among ties; they are not part of the answer.
   const docs = items.map((item, i) => ({ ...item, _id: String(i).padStart(8, '0') }) as Doc);
-  const matched = docs.filter(compileMatcher(q.conditions));
-  matched.sort(comparator(q.sort.length ? q.sort : defaultSort));
-  const page = q.limit === 0 ? [] : matched.slice(q.offset, q.offset + q.limit);
-  const strip = (d: Doc) => { const { _id: _index, ...rest } = d; return rest; };
-  return { data: page.map((d) => strip(q.fields ? project(d, q.fields) : d)), total: matched.length };
+  const { data, total } = queryDocs(docs, q, defaultSort);
+  return { data: data.map(({ _id: _index, ...rest }) => rest), total };
 }

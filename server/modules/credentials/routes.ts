@@ -1,4 +1,4 @@
-// The credentials API group (CONTRACT §9): write-only secrets, admin only.
+// The credentials API group: write-only secrets, admin only.
 import type { Request, Response, Router } from 'express';
 import type { Module } from '../context.js';
 import { adminOnly } from '../auth/authenticate.js';

@@ -1,4 +1,4 @@
-// Collection access rules (CONTRACT §5), used by record routes, realtime and anything else
+// Collection access rules, used by record routes, realtime and anything else
 // that shows records. `public` = anyone; `private` = any signed-in user of the workspace;
 // `only-user` = the record's owner (`_owner`). Admins always pass; `remove` defaults to `update`.
 import { ApiError } from '../../core/errors.js';

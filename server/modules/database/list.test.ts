@@ -1,4 +1,4 @@
-// Record lists over HTTP (CONTRACT §6): limit / offset / sort / fields, every filter operator,
+// Record lists over HTTP: limit / offset / sort / fields, every filter operator,
 // dot paths, coercion with and without a schema, meta.total; and indexes surviving a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';

@@ -7,7 +7,7 @@ import { adminOnly } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { preserialised, storedDocJson } from '../../core/http.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
-import { DEFAULT_SORT, compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
+import { DEFAULT_SORT, queryDocs, type Doc } from '../../storage/query.js';
 import type { RecordOp } from './access.js';
 import { createCollection, deleteCollection, listCollections, updateCollection } from './collections.js';
 import * as schema from './schema-service.js';
@@ -73,10 +73,8 @@ export const databaseModule: Module = {
     const admin = adminOnly(router);
     admin.get('/database', (req, res) => {
       const q = parseListQuery(req.query as P, { defaultSort: DEFAULT_SORT });
-      const match = compileMatcher(q.conditions);
-      const all = (listCollections(req.ws) as unknown as Doc[]).filter(match).sort(comparator(q.sort));
-      const page = all.slice(q.offset, q.offset + q.limit);
-      res.json({ data: q.fields ? page.map((c) => project(c, q.fields!)) : page, meta: listMeta(all.length, q) });
+      const { data, total } = queryDocs(listCollections(req.ws) as unknown as Doc[], q);
+      res.json({ data, meta: listMeta(total, q) });
     });
 
     admin.post('/database', async (req, res) => {

@@ -1,5 +1,5 @@
 // Record validation: key names the store can hold, read-only keys, and values against the
-// collection's field definitions (CONTRACT §3 reasons).
+// collection's field definitions (the reasons of docs/errors.md).
 import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
 import type { FieldDef } from '../../shared/models.js';
 import { parseIsoDate } from '../../storage/query.js';

@@ -241,7 +241,7 @@ describe('GET /openapi.json', () => {
       }
     }
     expect([...mounted].filter((r) => !documented.has(r))).toEqual([]);
-    // Express answers HEAD with the GET handler; PATCH is documented wherever PUT is (CONTRACT §6).
+    // Express answers HEAD with the GET handler; PATCH is documented wherever PUT is.
     const tus = /\/storage\/upload\/tus/;
     const implied = (d: string) => (d.startsWith('HEAD ') && mounted.has(d.replace('HEAD', 'GET'))) || (d.startsWith('PATCH ') && mounted.has(d.replace('PATCH', 'PUT')));
     expect([...documented].filter((d) => !mounted.has(d) && !tus.test(d) && !implied(d))).toEqual([]);

@@ -1,5 +1,5 @@
 // Builds OpenAPI operations and path items from short specs: security by access level, the list
-// query parameters, and the error responses each kind of request can answer (CONTRACT §3).
+// query parameters, and the error responses each kind of request can answer.
 import { FILTER_OPERATORS } from '../../storage/query.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../core/list-query.js';
 
@@ -85,7 +85,7 @@ export function errorResponses(): Record<string, Schema> {
   return out;
 }
 
-/** The list query parameters (CONTRACT §6), referenced by every list endpoint. */
+/** The list query parameters, referenced by every list endpoint. */
 export function listParameters(): Record<string, Schema> {
   return {
     limit: {
@@ -190,7 +190,7 @@ export function pathItem(path: string, ops: Partial<Record<Method, OpSpec>>): Sc
   return item;
 }
 
-/** PUT and PATCH are the same partial update wherever PUT is accepted (CONTRACT §6). */
+/** PUT and PATCH are the same partial update wherever PUT is accepted. */
 export function putAndPatch(spec: OpSpec): { put: OpSpec; patch: OpSpec } {
   return {
     put: spec,

@@ -1,4 +1,4 @@
-// Paths of the auth group (self-service, CONTRACT §4) and the users group (administration).
+// Paths of the auth group (self-service) and the users group (administration).
 import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
 
 const AUTH = 'auth';

@@ -1,4 +1,4 @@
-// Paths of the webhooks, scenarios and credentials (secrets) groups (CONTRACT §9); all admin only.
+// Paths of the webhooks, scenarios and credentials (secrets) groups; all admin only.
 import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
 
 const WEBHOOKS = 'webhooks';

@@ -1,5 +1,5 @@
-// Paths of the storage group (simple upload, tus 1.0, files, downloads; CONTRACT §7) and the
-// chats group (channels, members, messages; CONTRACT §8).
+// Paths of the storage group (simple upload, tus 1.0, files, downloads) and the
+// chats group (channels, members, messages).
 import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema, type Success } from './ops.js';
 
 const STORAGE = 'storage';

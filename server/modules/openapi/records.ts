@@ -4,7 +4,7 @@ import type { AccessLevel, CollectionDef, FieldDef } from '../../shared/models.j
 import { json, listOf, noContent, pathItem, putAndPatch, ref, type Access, type OpSpec, type Schema } from './ops.js';
 import { ID_PATTERN } from '../../core/ids.js';
 
-/** JSON Schema of one field's values (CONTRACT §6 types); a field that is not required may be null. */
+/** JSON Schema of one field's values; a field that is not required may be null. */
 export function fieldSchema(f: FieldDef): Schema {
   const o = f.options ?? {};
   const num = (key: 'min' | 'max', to: string) => (typeof o[key] === 'number' ? { [to]: o[key] } : {});

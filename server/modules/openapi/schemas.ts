@@ -31,7 +31,7 @@ const setting = obj({
   write: { type: 'string', enum: ['public', 'private'] },
   update: { type: 'string', enum: ['private', 'only-user'] },
   remove: { type: 'string', enum: ['private', 'only-user'], description: 'Absent: follows `update`' },
-}, ['read', 'write', 'update'], { description: '`public` = anyone; `private` = any signed-in user; `only-user` = the record\'s owner (CONTRACT §5). Admins always pass.' });
+}, ['read', 'write', 'update'], { description: '`public` = anyone; `private` = any signed-in user; `only-user` = the record\'s owner. Admins always pass.' });
 
 const field = obj({
   _id: { type: 'string', description: 'The key of the field in records' },

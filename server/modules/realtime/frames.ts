@@ -1,4 +1,4 @@
-// What a realtime socket may say and what it is answered (CONTRACT §8): subscribe /
+// What a realtime socket may say and what it is answered: subscribe /
 // unsubscribe to topics with the REST access rules, and chat messages posted through the same
 // chats service as REST. Also the re-checks of a socket's session and subscriptions.
 import type { AppContext } from '../context.js';

@@ -22,7 +22,7 @@ export interface Client {
   queue: Promise<void>;
 }
 
-/** Server frames (CONTRACT §8). `id` echoes the client frame's `id` when it had one. */
+/** Server frames. `id` echoes the client frame's `id` when it had one. */
 export type ServerFrame =
   | { type: 'subscribed' | 'unsubscribed'; topic: string; reason?: string; id?: unknown }
   | { type: 'event'; topic: string; event: string; data: unknown }

@@ -3,7 +3,7 @@
 import type { Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { parseListQuery, listMeta } from '../../core/list-query.js';
-import { compileMatcher, comparator, project, type Doc } from '../../storage/query.js';
+import { queryDocs, type Doc } from '../../storage/query.js';
 import type { FieldType } from '../../shared/models.js';
 import { ApiError } from '../../core/errors.js';
 import { requestDetail, requestLog } from './request-log.js';
@@ -19,10 +19,8 @@ export const requestLogModule: Module = {
     // The standard list query over the log, newest first unless `sort` says otherwise.
     router.get('/workspaces/:appId/requests', (req, res) => {
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => REQUEST_TYPES[p] });
-      const all = (requestLog(req.ws) as unknown as Doc[]).filter(compileMatcher(q.conditions));
-      if (q.sort.length) all.sort(comparator(q.sort));
-      const page = q.limit === 0 ? [] : all.slice(q.offset, q.offset + q.limit);
-      res.json({ data: q.fields ? page.map((e) => project(e, q.fields!)) : page, meta: listMeta(all.length, q) });
+      const { data, total } = queryDocs(requestLog(req.ws) as unknown as Doc[], q);
+      res.json({ data, meta: listMeta(total, q) });
     });
 
     // One request with its headers (Authorization and other credentials hidden).

@@ -1,4 +1,4 @@
-// The scenarios API group (CONTRACT §9): CRUD, activate / deactivate, run now, executions. Admin only.
+// The scenarios API group: CRUD, activate / deactivate, run now, executions. Admin only.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { adminOnly, requireUser } from '../auth/authenticate.js';

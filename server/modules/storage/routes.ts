@@ -1,4 +1,4 @@
-// The storage API group (CONTRACT §7): simple and resumable (tus) uploads, file listing and
+// The storage API group: simple and resumable (tus) uploads, file listing and
 // information, downloads, deletion. HTTP only; the rules are in service.ts, upload.ts, tus.ts.
 import { rm } from 'node:fs/promises';
 import type { Request } from 'express';

@@ -130,7 +130,7 @@ export class TusUploads {
       },
     });
     // Error answers in the contract's shape, like every other route, wherever the status has a
-    // code of CONTRACT §3; the tus-only statuses (410 expired, 412 version, 460 checksum) keep
+    // code of the catalog; the tus-only statuses (410 expired, 412 version, 460 checksum) keep
     // tus's own plain text, which tus clients know.
     const write = server.write.bind(server);
     server.write = (context, headers, status, body = '') => {

@@ -1,4 +1,4 @@
-// The webhooks API group (CONTRACT §9): CRUD (admin), delivery logs, test events; and the
+// The webhooks API group: CRUD (admin), delivery logs, test events; and the
 // delivery queue's wiring to the bus and the workspace lifecycle.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';

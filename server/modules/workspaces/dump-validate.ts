@@ -93,44 +93,22 @@ function validateCollection(c: Obj, p: string, collectionIds: Set<string>): Obj 
   const setting: CollectionSetting = { ...DEFAULT_SETTING };
   for (const [k, v] of Object.entries(head.setting ?? {})) if (v !== undefined && v !== null) (setting as unknown as Obj)[k] = v;
 
-  const fields = arr(c.fields, `${p}.fields`).map((f, i) => obj(f, `${p}.fields[${i}]`));
-  const fieldIds = new Set<string>();
-  fields.forEach((field, i) => {
-    const fp = `${p}.fields[${i}]`;
-    const id = str(field._id, `${fp}._id`)!;
-    parseAt(NewFieldBody, field, fp);
+  const fields = schemaParts(c.fields, `${p}.fields`, 'field', NewFieldBody, (field, _parsed, fp) => {
+    const id = field._id as string;
     if (RESERVED_FIELDS.has(id)) fail(`${fp}._id`, 'invalid', `'${id}' is kept by the server on every record`);
     if (isReservedKey(id)) fail(`${fp}._id`, 'invalid', `'${id}' cannot be a field's key (it names a built-in property of JavaScript objects)`);
-    if (fieldIds.has(id)) fail(`${fp}._id`, 'invalid', `duplicate field '${id}'`);
-    fieldIds.add(id);
-    checkStamps(field, fp);
     checkFieldSettings(field as unknown as FieldDef, fp, collectionIds);
   });
 
   const typeOf = typeOfFor({ fields } as unknown as CollectionDef);
-  const viewIds = new Set<string>();
-  arr(c.views, `${p}.views`).forEach((v, i) => {
-    const vp = `${p}.views[${i}]`;
-    const view = obj(v, vp);
-    const id = str(view._id, `${vp}._id`)!;
-    const parsed = parseAt(NewViewBody, view, vp);
-    if (viewIds.has(id)) fail(`${vp}._id`, 'invalid', `duplicate view '${id}'`);
-    viewIds.add(id);
-    checkStamps(view, vp);
+  schemaParts(c.views, `${p}.views`, 'view', NewViewBody, (_view, parsed, vp) => {
     asValidation(`${vp}.filter`, () => validateObjectFilter(parsed.filter ?? {}, typeOf));
     if (parsed.sort) asValidation(`${vp}.sort`, () => parseSort(parsed.sort!));
     if (parsed.fields !== undefined) for (const f of toList(parsed.fields)) if (!isPath(f)) fail(`${vp}.fields`, 'format', `'${f}' is not a field path`);
   });
 
-  const indexIds = new Set<string>();
   const indexKeys = new Set<string>();
-  arr(c.indexes, `${p}.indexes`).forEach((x, i) => {
-    const ip = `${p}.indexes[${i}]`;
-    const index = obj(x, ip);
-    const id = str(index._id, `${ip}._id`)!;
-    const parsed = parseAt(NewIndexBody, index, ip);
-    if (indexIds.has(id)) fail(`${ip}._id`, 'invalid', `duplicate index '${id}'`);
-    indexIds.add(id);
+  schemaParts(c.indexes, `${p}.indexes`, 'index', NewIndexBody, (_index, parsed, ip) => {
     const list = toList(parsed.fields);
     for (const f of list) if (!isPath(f)) fail(`${ip}.fields`, 'format', `'${f}' is not a field path`);
     if (list.length === 0) fail(`${ip}.fields`, 'invalid', 'must list field names');
@@ -139,12 +117,28 @@ function validateCollection(c: Obj, p: string, collectionIds: Set<string>): Obj 
     const k = [...list].sort().join(',');
     if (indexKeys.has(k)) fail(`${ip}.fields`, 'invalid', 'another index already covers these fields');
     indexKeys.add(k);
-    checkStamps(index, ip);
   });
   return { ...c, setting };
 }
 
-/** The type-specific rules of a field definition (database module, schema.ts `checkField`). */
+/** A part list of a collection's schema (fields, views, indexes): objects with an `_id` unique in
+ *  the list, each checked with the database module's body schema and `each`; returns them. */
+function schemaParts<S extends z.ZodType>(v: unknown, path: string, what: string, schema: S, each: (part: Obj, parsed: z.infer<S>, p: string) => void): Obj[] {
+  const ids = new Set<string>();
+  return arr(v, path).map((x, i) => {
+    const p = `${path}[${i}]`;
+    const part = obj(x, p);
+    const id = str(part._id, `${p}._id`)!;
+    const parsed = parseAt(schema, part, p);
+    if (ids.has(id)) fail(`${p}._id`, 'invalid', `duplicate ${what} '${id}'`);
+    ids.add(id);
+    checkStamps(part, p);
+    each(part, parsed, p);
+    return part;
+  });
+}
+
+/** The type-specific rules of a field definition (database module, schema-service.ts `checkField`). */
 function checkFieldSettings(field: FieldDef, fp: string, collectionIds: Set<string>): void {
   const o = field.options ?? {};
   if (field.type === 'enum' && !o.values?.length) fail(`${fp}.options.values`, 'required', "an enum field needs 'options.values'");
