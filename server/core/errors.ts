@@ -118,6 +118,7 @@ function fromStorage(err: StorageFailure): ApiError {
   const details = err.details ?? {};
   switch (err.code) {
     case 'UNAVAILABLE': return ApiError.unavailable(err.message);
+    case 'RATE_LIMITED': return ApiError.rateLimited(Number(details.retryAfter) || 1);
     case 'VALIDATION_ERROR': return ApiError.invalidField(String(details.field ?? ''), (details.reason as ValidationReason | undefined) ?? 'invalid', err.message);
     default: return new ApiError(err.code, err.message, err.details);
   }

@@ -80,3 +80,8 @@ export class UniqueViolationError extends StorageFailure {
 export class UnstorableValueError extends StorageFailure {
   constructor(field: string, reason: ValidationReason, message: string) { super('VALIDATION_ERROR', message, { field, reason }); }
 }
+
+/** Too many attempts (the failed-login limit shared by several processes); retry after some seconds. */
+export class RateLimitedError extends StorageFailure {
+  constructor(readonly retryAfter: number) { super('RATE_LIMITED', 'Too many attempts, try again later', { retryAfter }); }
+}

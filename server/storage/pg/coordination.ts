@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PgDatabase } from './pg-store.js';
-import { ApiError } from '../../core/errors.js';
+import { RateLimitedError } from '../errors.js';
 
 /** NOTIFY payloads are limited to 8,000 bytes; larger events travel through a table. */
 const MAX_PAYLOAD = 7000;
@@ -167,7 +167,7 @@ export class SharedLoginLimiter {
         return { id };
       });
       if (admitted?.id) return admitted.id;
-      if (admitted?.retryAfter) throw ApiError.rateLimited(admitted.retryAfter);
+      if (admitted?.retryAfter) throw new RateLimitedError(admitted.retryAfter);
       await new Promise((r) => setTimeout(r, 25));
     }
   }

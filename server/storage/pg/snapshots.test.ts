@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgBin, startPgCluster, type PgCluster } from '../../test/pg-cluster.js';
 import { PgDatabase } from './pg-store.js';
 import { deleteDbSnapshot, listDbSnapshots, restoreDbSnapshot, takeDbSnapshot } from './snapshots.js';
+import { NotFoundError, UniqueViolationError } from '../errors.js';
 
 let cluster: PgCluster;
 let db: PgDatabase;
@@ -29,7 +30,7 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
 
     const info = await takeDbSnapshot(db, 'w1', 'base');
     expect(info).toMatchObject({ name: 'base', stores: 3, records: 53 });
-    await expect(takeDbSnapshot(db, 'w1', 'base')).rejects.toMatchObject({ status: 409 });
+    await expect(takeDbSnapshot(db, 'w1', 'base')).rejects.toBeInstanceOf(UniqueViolationError);
 
     await users.replace('u1', { _id: 'u1', email: 'changed@x.io' });
     await users.remove('u2');
@@ -48,8 +49,8 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
 
     // Restoring again changes nothing.
     expect((await restoreDbSnapshot(db, 'w1', 'base')).written).toBe(0);
-    await expect(restoreDbSnapshot(db, 'w1', 'nope')).rejects.toMatchObject({ status: 404 });
-    await expect(restoreDbSnapshot(db, 'w2', 'base')).rejects.toMatchObject({ status: 404 });
+    await expect(restoreDbSnapshot(db, 'w1', 'nope')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(restoreDbSnapshot(db, 'w2', 'base')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('overwrites, lists and deletes snapshots', async () => {

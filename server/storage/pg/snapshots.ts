@@ -4,7 +4,7 @@
 // replaced, rows added since are removed, stores created since are dropped), all in one
 // transaction: other processes see the workspace before or after, never between.
 import type pg from 'pg';
-import { ApiError } from '../../core/errors.js';
+import { NotFoundError, UniqueViolationError } from '../errors.js';
 import type { PgDatabase } from './pg-store.js';
 import { sortExprs } from './sql-query.js';
 
@@ -27,7 +27,7 @@ export async function takeDbSnapshot(db: PgDatabase, workspace: string, name: st
     await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-snapshot:${workspace}`]);
     const existing = (await c.query<{ id: string }>('SELECT id FROM homebase_snapshots WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0];
-    if (existing && !overwrite) throw ApiError.conflict(`A snapshot named '${name}' already exists`, { field: 'name' });
+    if (existing && !overwrite) throw new UniqueViolationError(`A snapshot named '${name}' already exists`, { field: 'name' });
     if (existing) await dropSnapshot(c, existing.id);
     const id = (await c.query<{ id: string; created_at: Date }>('INSERT INTO homebase_snapshots (workspace, name) VALUES ($1, $2) RETURNING id, created_at', [workspace, name])).rows[0];
     let records = 0;
@@ -47,7 +47,7 @@ export async function restoreDbSnapshot(db: PgDatabase, workspace: string, name:
   const out = await db.tx(async (c) => {
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-snapshot:${workspace}`]);
     const snap = (await c.query<{ id: string }>('SELECT id FROM homebase_snapshots WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0];
-    if (!snap) throw ApiError.notFound('Snapshot', name);
+    if (!snap) throw new NotFoundError('Snapshot', name);
     const saved = new Map((await c.query<{ store_name: string; table_name: string }>(
       'SELECT store_name, table_name FROM homebase_snapshot_tables WHERE snapshot_id = $1', [snap.id])).rows.map((r) => [r.store_name, r.table_name]));
     const live = await storeTables(c, workspace);
@@ -85,7 +85,7 @@ export async function listDbSnapshots(db: PgDatabase, workspace: string): Promis
 export async function deleteDbSnapshot(db: PgDatabase, workspace: string, name: string): Promise<void> {
   await db.tx(async (c) => {
     const snap = (await c.query<{ id: string }>('SELECT id FROM homebase_snapshots WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0];
-    if (!snap) throw ApiError.notFound('Snapshot', name);
+    if (!snap) throw new NotFoundError('Snapshot', name);
     await dropSnapshot(c, snap.id);
   });
 }
