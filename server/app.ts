@@ -3,7 +3,7 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext, Module } from './modules/context.js';
-import { ApiError, errorHandler, notFoundHandler } from './core/errors.js';
+import { ApiError, errorHandler, noRoute, notFoundHandler } from './core/errors.js';
 import { JSON_TEXT, cors, jsonBody, loopbackHostGuard } from './core/http.js';
 import { authenticate } from './modules/auth/authenticate.js';
 import { isLoopbackHost } from './core/config.js';
@@ -37,14 +37,6 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     req.ws.assertAvailable();
     next();
   };
-  const workspacePipeline = series([
-    cors,
-    requestLogMiddleware(ctx), // request log + in-flight count (restore waits on it)
-    resolveWorkspace,
-    // req.path parses the URL: only when it can be a raw-body path (they all hold 'upload').
-    jsonBody(ctx.config.jsonLimit, (req) => req.url.includes('upload') && RAW_BODY_PATHS.some((re) => re.test(req.path))),
-    authenticate,
-  ]);
   // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
   // measurably slowed every request (docs/performance.md).
   const moduleRouters = modules.map((m) => {
@@ -52,6 +44,16 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     m.workspaceRoutes?.(router, ctx);
     return router;
   });
+  const workspacePipeline = series([
+    cors,
+    requestLogMiddleware(ctx), // request log + in-flight count (restore waits on it)
+    resolveWorkspace,
+    // req.path parses the URL: only when it can be a raw-body path (they all hold 'upload').
+    // A body refused (415, 413, bad JSON) on a path no route takes is that path's 404.
+    routeFirst(jsonBody(ctx.config.jsonLimit, (req) => req.url.includes('upload') && RAW_BODY_PATHS.some((re) => re.test(req.path))),
+      (req) => hasRoute(moduleRouters, req, true)),
+    authenticate((token) => isConsoleToken(ctx, token)),
+  ]);
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
 
   // The hottest request, GET of one record by id, skips Express's routers (database module).
@@ -63,11 +65,18 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   const consoleApi = Router();
   consoleApi.use(requireConsoleToken(ctx));
   consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); next(); });
-  consoleApi.use(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)));
+  consoleApi.use(routeFirst(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)),
+    (req) => hasRoute([consoleApi], req, false)));
   for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);
   app.use('/api', (req, res, next) => (req.path === '/workspaces' || req.path.startsWith('/workspaces/') ? consoleApi(req, res, next) : next()));
 
-  app.use('/api', notFoundHandler);
+  // Under /api but outside both APIs: the commonest slip is leaving out /app/{app_id}.
+  app.use('/api', (req, _res, next) => {
+    const ids = ctx.registry.list().map((w) => w._id);
+    const example = ids.includes(ctx.config.workspace) ? ctx.config.workspace : ids[0] ?? ctx.config.workspace;
+    next(noRoute(req.method, req.originalUrl, `. The workspace API is under /api/app/{app_id}: try /api/app/${example}${req.path === '/' ? '' : req.path}`
+      + ` (workspaces: ${ids.join(', ') || 'none'}); the console API is under /api/workspaces`));
+  });
 
   // The console UI (dist/console, built by Vite), when it has been built.
   mountConsole(app, consoleDistDir());
@@ -162,13 +171,36 @@ function routingTable(routers: Router[]) {
   return { bySegment, always };
 }
 
+/** Runs a body parser, but a request it refuses on a path that no route takes is a 404: the
+ *  route is decided before the body (a multipart POST to an unknown path is not a 415). Costs
+ *  nothing on the way through: routes are looked up only when the body was refused. */
+function routeFirst(parse: RequestHandler, exists: (req: Request) => boolean): RequestHandler {
+  return (req, res, next) => parse(req, res, (err?: unknown) => next(err && !exists(req) ? noRoute(req.method, req.originalUrl) : err));
+}
+
+/** Does any route of these routers take the request's method and path? A middleware layer
+ *  matching the path counts as a route when `middlewareCounts` (it may answer anything). */
+function hasRoute(routers: Router[], req: Request, middlewareCounts: boolean): boolean {
+  type Layer = { route?: { _handlesMethod(m: string): boolean }; match(path: string): unknown };
+  for (const router of routers) {
+    for (const layer of router.stack as unknown as Layer[]) {
+      if (layer.route ? layer.route._handlesMethod(req.method) && layer.match(req.path) : middlewareCounts && layer.match(req.path)) return true;
+    }
+  }
+  return false;
+}
+
+function isConsoleToken(ctx: AppContext, token: string): boolean {
+  const expected = Buffer.from(ctx.registry.consoleToken);
+  const given = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 function requireConsoleToken(ctx: AppContext) {
   return (req: Request, _res: unknown, next: (err?: unknown) => void) => {
     const header = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(header);
-    const expected = Buffer.from(ctx.registry.consoleToken);
-    const given = Buffer.from(m?.[1] ?? '');
-    if (!m || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    if (!m || !isConsoleToken(ctx, m[1])) {
       return next(ApiError.unauthorized('Console token required: Authorization: Bearer <console token>'));
     }
     next();

@@ -166,9 +166,10 @@ describe('tuning flags', () => {
     const { line } = await serve(['--port', '0', '--in-memory', '--admin-password', 'secret-pass-1', '--json-limit', '200', '--upload-limit', '10']);
     const token = await adminToken(line);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    expect((await fetch(`${line.url}/app/demo/database`, { method: 'POST', headers, body: JSON.stringify({ _id: 'notes', name: 'x'.repeat(150) }) })).status).toBe(201);
+    expect((await fetch(`${line.url}/app/demo/database`, { method: 'POST', headers, body: JSON.stringify({ _id: 'notes', name: 'x'.repeat(60), setting: { read: 'private', write: 'private', update: 'private' } }) })).status).toBe(201);
     const big = await fetch(`${line.url}/app/demo/database`, { method: 'POST', headers, body: JSON.stringify({ _id: 'other', name: 'x'.repeat(300) }) });
     expect(big.status).toBe(413);
+    expect((await big.json()).error.message).toContain('--json-limit');
     const form = new FormData();
     form.append('file', new Blob(['more than ten bytes']), 'a.txt');
     const up = await fetch(`${line.url}/app/demo/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });

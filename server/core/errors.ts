@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ERROR_STATUS, type ErrorCode, type FieldError, type ValidationReason } from '../shared/error-codes.js';
 import { logger } from './logger.js';
 import { randomUUID } from 'node:crypto';
+import { describeErrors } from './validation-messages.js';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -40,7 +41,7 @@ export class ApiError extends Error {
   static validation(errors: FieldError[] | FieldError, message?: string) {
     const list = Array.isArray(errors) ? errors : [errors];
     const first = list[0];
-    return new ApiError('VALIDATION_ERROR', message ?? describe(list), {
+    return new ApiError('VALIDATION_ERROR', message ?? describeErrors(list), {
       field: first.field,
       reason: first.reason,
       errors: list.map(({ field, reason, message: m }) => ({ field, reason, ...(m ? { message: m } : {}) })),
@@ -60,22 +61,15 @@ export class StorageFailure extends Error {
   }
 }
 
-function describe(list: FieldError[]) {
-  const first = list[0];
-  if (!first) return 'Validation failed';
-  const text = first.message ?? `'${first.field}' is ${reasonText[first.reason]}`;
-  return list.length > 1 ? `${text} (and ${list.length - 1} more)` : text;
-}
-
-const reasonText: Record<ValidationReason, string> = {
-  required: 'required', type: 'of the wrong type', enum: 'not one of the allowed values', format: 'badly formatted',
-  too_short: 'too short', too_long: 'too long', read_only: 'read-only', invalid: 'invalid',
-};
-
-/** Last handler for unmatched routes. */
+/** Last handler for unmatched routes; names the full path asked for. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
+  next(noRoute(req.method, req.originalUrl));
 };
+
+export function noRoute(method: string, url: string, hint = ''): ApiError {
+  const path = url.split('?')[0];
+  return new ApiError('NOT_FOUND', `No route for ${method} ${path}${hint}`);
+}
 
 /** Turns anything thrown into the contract's error body; never a stack trace or a path. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
@@ -100,9 +94,9 @@ export function toApiError(err: unknown): ApiError {
   if (errno === 'EROFS' || errno === 'EACCES' || errno === 'EPERM') {
     return new ApiError('UNAVAILABLE', `The data folder cannot be written (${errno}): the change was not saved. Make it writable by the server's user; writes resume by themselves.`, {}, { 'Retry-After': '5' });
   }
-  const e = err as { type?: string; status?: number; statusCode?: number; errorType?: string; key?: unknown } | undefined;
+  const e = err as { type?: string; status?: number; statusCode?: number; errorType?: string; key?: unknown; limit?: number } | undefined;
   // body-parser / raw-body errors
-  if (e?.type === 'entity.too.large') return ApiError.tooLarge();
+  if (e?.type === 'entity.too.large') return ApiError.tooLarge(`The request body is over the ${String(e.limit ?? '')}-byte limit`);
   if (e?.type === 'entity.parse.failed') return ApiError.badRequest('Request body is not valid JSON');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return ApiError.unsupportedMediaType('Unsupported body encoding');
   if (e?.type === 'request.aborted') return ApiError.badRequest('Request aborted');

@@ -12,8 +12,12 @@ export function hasBody(req: Request): boolean {
 
 /** Parses JSON bodies of POST/PUT/PATCH into an object; req.body is {} when there is none.
  *  `skip` lets raw-body routes (uploads, tus) pass through untouched. */
-export function jsonBody(limit: number, skip: (req: Request) => boolean = () => false): RequestHandler {
-  const parse = express.json({ limit, strict: true, type: () => true });
+export function jsonBody(limit: number, skip: (req: Request) => boolean = () => false, setting: LimitSetting = JSON_LIMIT): RequestHandler {
+  const json = express.json({ limit, strict: true, type: () => true });
+  const parse: RequestHandler = (req, res, next) => json(req, res, (err?: unknown) => {
+    const type = (err as { type?: string } | undefined)?.type;
+    next(type === 'entity.too.large' ? tooLargeError('The JSON body', limit, setting) : err);
+  });
   return (req, res, next) => {
     if (skip(req)) return next();
     if (!BODY_METHODS.has(req.method) || !hasBody(req)) { req.body = {}; return next(); }
@@ -29,6 +33,22 @@ export function jsonBody(limit: number, skip: (req: Request) => boolean = () => 
       next();
     });
   };
+}
+
+/** The flag and option that set a body limit, named in its 413. */
+export interface LimitSetting { flag: string; option: string }
+export const JSON_LIMIT: LimitSetting = { flag: '--json-limit', option: 'jsonLimit' };
+
+/** "1 MiB (1048576 bytes)" */
+export function formatBytes(n: number): string {
+  const units: Array<[number, string]> = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+  for (const [size, unit] of units) if (n >= size) return `${Number((n / size).toFixed(2))} ${unit} (${n} bytes)`;
+  return `${n} bytes`;
+}
+
+/** A 413 naming the limit and the setting that raises it. */
+export function tooLargeError(what: string, limit: number, setting: LimitSetting, hint = ''): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `${what} is over the ${formatBytes(limit)} limit; start the server with ${setting.flag} BYTES (startServer option ${setting.option}) to raise it${hint}`, { limit });
 }
 
 /** Deepest nesting of objects and arrays a JSON body may have. JSON.parse copes with any depth,

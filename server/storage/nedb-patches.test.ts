@@ -16,7 +16,7 @@ describe('key check', () => {
 
 describe('deeply nested arrays in records', () => {
   let t: TestServer;
-  beforeAll(async () => { t = await startTestServer(); await t.req('POST', '/database', { body: { _id: 'deep' } }); });
+  beforeAll(async () => { t = await startTestServer(); await t.req('POST', '/database', { body: { _id: 'deep', setting: { read: 'private', write: 'private', update: 'private' } } }); });
   afterAll(async () => { await t.close(); });
 
   // With nedb's own check, each level of nested arrays doubled the time of a write: 30 levels

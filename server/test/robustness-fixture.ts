@@ -57,7 +57,7 @@ export async function buildFixture(t: TestServer): Promise<Fixture> {
   const ids: Record<string, string> = { col, field: 'name', member: owner._id };
 
   const make: Record<string, () => Promise<string>> = {
-    col: async () => (await post('/database', { _id: `c${uniq()}`, name: 'Tmp' }, 'collection'))._id,
+    col: async () => (await post('/database', { _id: `c${uniq()}`, name: 'Tmp', setting: { read: 'private', write: 'private', update: 'private' } }, 'collection'))._id,
     rec: async () => (await post(`/database/${col}`, { name: 'Ann', age: 30, tags: ['a'], meta: { x: 1 } }, 'record'))._id,
     field: async () => (await post(`/database/${col}/fields`, { _id: `f${uniq()}`, type: 'string' }, 'field'))._id,
     view: async () => (await post(`/database/${col}/views`, { _id: `v${uniq()}`, filter: { age: { $gte: 1 } }, sort: '-age' }, 'view'))._id,

@@ -364,7 +364,7 @@ describe('nothing half-written', () => {
 
 describe('the same create sent 10 times at once: one 201, the rest 409, never a 5xx', () => {
   const RACES: Array<[string, string, (u: string) => unknown, boolean]> = [
-    ['a collection id', '/database', (u) => ({ _id: `race${u}` }), true],
+    ['a collection id', '/database', (u) => ({ _id: `race${u}`, setting: { read: 'private', write: 'private', update: 'private' } }), true],
     ['a record id', '/database/things', (u) => ({ _id: `r${u}`, name: 'x' }), true],
     ['a user email', '/users', (u) => ({ email: `race-${u}@example.test`, password: 'password-123' }), true],
     ['a registration email', '/auth/register', (u) => ({ email: `reg-${u}@example.test`, password: 'password-123' }), false],
@@ -458,7 +458,7 @@ describe('ids and field names that are Object.prototype members', () => {
   it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf'])('%s works as a collection, record, view, index, secret and workspace id, and is refused as a field', async (id) => {
     const answers: Array<[string, Hit, number]> = [];
     const step = async (what: string, res: { status: number }, expected: number) => { answers.push([what, res as Hit, expected]); return res; };
-    await step('collection', await t.req('POST', '/database', { body: { _id: id } }), 201);
+    await step('collection', await t.req('POST', '/database', { body: { _id: id, setting: { read: 'private', write: 'private', update: 'private' } } }), 201);
     // Refused as a field (docs/database.md): the store's indexes read keys through the prototype chain.
     const field = await step('field', await t.req('POST', `/database/${id}/fields`, { body: { _id: id, type: 'string' } }), 422) as Hit;
     expect(field.body?.error?.details).toMatchObject({ field: '_id', reason: 'invalid' });

@@ -65,16 +65,23 @@ function authInfo(user: UserDoc, session: SessionDoc): AuthInfo {
  *  Logout is here so that a valid refresh token alone can still end a session. */
 const TOKEN_OPTIONAL = /^\/auth\/(?:register|login|refresh|logout|forgot-password|reset-password)\/?$/;
 
-export const authenticate: RequestHandler = async (req, _res, next) => {
-  const token = bearerToken(req);
-  try {
-    req.auth = token ? await authenticateToken(req.ws, token) : null;
-  } catch (err) {
-    if (!TOKEN_OPTIONAL.test(req.path)) throw err;
-    req.auth = null;
-  }
-  next();
-};
+/** Reads the bearer token into req.auth. `isConsoleToken` tells the console token apart, so
+ *  that sending it here gets a 401 that says where it belongs instead of "Invalid access token". */
+export function authenticate(isConsoleToken: (token: string) => boolean): RequestHandler {
+  return async (req, _res, next) => {
+    const token = bearerToken(req);
+    try {
+      req.auth = token ? await authenticateToken(req.ws, token) : null;
+    } catch (err) {
+      if (TOKEN_OPTIONAL.test(req.path)) req.auth = null;
+      else if (token && isConsoleToken(token)) {
+        throw ApiError.unauthorized(`This is the console token: it authorises the console API (/api/workspaces/...), not the workspace API. `
+          + `Use an access token: sign in with POST /api/app/${req.ws.id}/auth/login, or mint an admin token with POST /api/workspaces/${req.ws.id}/token (console token) or \`homebase admin\``);
+      } else throw err;
+    }
+    next();
+  };
+}
 
 export function requireUser(req: Request): AuthInfo {
   if (!req.auth) throw ApiError.unauthorized();

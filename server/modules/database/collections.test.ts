@@ -8,6 +8,8 @@ let t: TestServer;
 beforeAll(async () => { t = await startTestServer(); });
 afterAll(async () => { await t.close(); });
 
+const ALL_PRIVATE = { read: 'private', write: 'private', update: 'private' };
+
 describe('collections', () => {
   it('creates with defaults, lists, gets via list, and rejects duplicates', async () => {
     const created = await t.req('POST', '/database', { body: { _id: 'people', name: 'People', setting: { read: 'public', write: 'private', update: 'only-user' } } });
@@ -16,14 +18,14 @@ describe('collections', () => {
       _id: 'people', name: 'People', setting: { read: 'public', write: 'private', update: 'only-user' },
       fields: [], views: [], indexes: [], createdAt: expect.any(String), updatedAt: expect.any(String),
     });
-    const bare = await t.req('POST', '/database', { body: { _id: 'bare' } });
+    const bare = await t.req('POST', '/database', { body: { _id: 'bare', setting: { read: 'private', write: 'private', update: 'private' } } });
     expect(bare.status).toBe(201);
     expect(bare.body).toMatchObject({ _id: 'bare', name: 'bare', setting: { read: 'private', write: 'private', update: 'private' } });
     expect(bare.body.setting.remove).toBeUndefined();
-    const partial = await t.req('POST', '/database', { body: { _id: 'half', setting: { read: 'public' } } });
-    expect(partial.body.setting).toEqual({ read: 'public', write: 'private', update: 'private' });
+    const half = await t.req('POST', '/database', { body: { _id: 'half', setting: { read: 'public', write: 'private', update: 'private' } } });
+    expect(half.body.setting).toEqual({ read: 'public', write: 'private', update: 'private' });
 
-    const dup = await t.req('POST', '/database', { body: { _id: 'people' } });
+    const dup = await t.req('POST', '/database', { body: { _id: 'people', setting: { read: 'private', write: 'private', update: 'private' } } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('CONFLICT');
 
@@ -46,11 +48,15 @@ describe('collections', () => {
       [{ _id: 'a'.repeat(65) }, '_id', 'format'],
       [{ _id: 'bad id' }, '_id', 'format'],
       [{ _id: 'ok', name: '' }, 'name', 'too_short'],
-      [{ _id: 'ok', setting: { read: 'everyone' } }, 'setting.read', 'enum'],
-      [{ _id: 'ok', setting: { write: 'only-user' } }, 'setting.write', 'enum'],
-      [{ _id: 'ok', setting: { update: 'public' } }, 'setting.update', 'enum'],
-      [{ _id: 'ok', setting: { remove: 'public' } }, 'setting.remove', 'enum'],
+      [{ _id: 'ok', setting: { ...ALL_PRIVATE, read: 'everyone' } }, 'setting.read', 'enum'],
+      [{ _id: 'ok', setting: { ...ALL_PRIVATE, write: 'only-user' } }, 'setting.write', 'enum'],
+      [{ _id: 'ok', setting: { ...ALL_PRIVATE, update: 'public' } }, 'setting.update', 'enum'],
+      [{ _id: 'ok', setting: { ...ALL_PRIVATE, remove: 'public' } }, 'setting.remove', 'enum'],
       [{ _id: 'ok', setting: 'public' }, 'setting', 'type'],
+      [{ _id: 'ok' }, 'setting', 'required'],
+      [{ _id: 'ok', setting: {} }, 'setting.read', 'required'],
+      [{ _id: 'ok', setting: { read: 'public' } }, 'setting.write', 'required'],
+      [{ _id: 'ok', setting: { read: 'public', write: 'public' } }, 'setting.update', 'required'],
     ];
     for (const [body, field, reason] of cases) {
       const res = await t.req('POST', '/database', { body });
@@ -88,13 +94,13 @@ describe('collections', () => {
   });
 
   it('deletes a collection with its records, and a new one of the same id starts empty', async () => {
-    await t.req('POST', '/database', { body: { _id: 'temp' } });
+    await t.req('POST', '/database', { body: { _id: 'temp', setting: { read: 'private', write: 'private', update: 'private' } } });
     expect((await t.req('POST', '/database/temp', { body: { a: 1 } })).status).toBe(201);
     await t.req('POST', '/database/temp/fields', { body: { name: 'a', type: 'number' } });
     expect((await t.req('DELETE', '/database/temp')).status).toBe(204);
     expect((await t.req('DELETE', '/database/temp')).status).toBe(404);
     expect((await t.req('GET', '/database/temp')).status).toBe(404);
-    await t.req('POST', '/database', { body: { _id: 'temp' } });
+    await t.req('POST', '/database', { body: { _id: 'temp', setting: { read: 'private', write: 'private', update: 'private' } } });
     const after = await t.req('GET', '/database/temp');
     expect(after.body.meta.total).toBe(0);
     expect((await t.req('GET', '/database/temp/fields')).body.data).toEqual([]);
@@ -104,10 +110,10 @@ describe('collections', () => {
     const data = tempDataDir();
     const s = await startTestServer({ data: data.dir });
     try {
-      await s.req('POST', '/database', { body: { _id: 'people' } });
+      await s.req('POST', '/database', { body: { _id: 'people', setting: { read: 'private', write: 'private', update: 'private' } } });
       const rec = (await s.req('POST', '/database/people', { body: { name: 'Ann' } })).body;
       for (const id of ['People', 'PEOPLE', 'pEoPlE']) {
-        const res = await s.req('POST', '/database', { body: { _id: id } });
+        const res = await s.req('POST', '/database', { body: { _id: id, setting: { read: 'private', write: 'private', update: 'private' } } });
         expect(res.status, id).toBe(409);
         expect(res.body.error).toMatchObject({ code: 'CONFLICT', details: { field: '_id' } });
         expect(res.body.error.message).toMatch(/'people'.*case/);
@@ -121,7 +127,7 @@ describe('collections', () => {
       // Once the other is gone, the id is free in any case.
       expect((await s.req('DELETE', '/database/people')).status).toBe(204);
       expect(existsSync(join(data.dir, 'workspaces', 'demo', 'collections', 'people.db'))).toBe(false);
-      expect((await s.req('POST', '/database', { body: { _id: 'People' } })).status).toBe(201);
+      expect((await s.req('POST', '/database', { body: { _id: 'People', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
       expect((await s.req('GET', '/database/People')).body.meta.total).toBe(0);
     } finally {
       await s.close();
@@ -130,8 +136,8 @@ describe('collections', () => {
   });
 
   it("refuses to delete a collection another collection's reference field points at", async () => {
-    expect((await t.req('POST', '/database', { body: { _id: 'authors' } })).status).toBe(201);
-    expect((await t.req('POST', '/database', { body: { _id: 'books' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'authors', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'books', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     expect((await t.req('POST', '/database/books/fields', { body: { _id: 'author', type: 'reference', options: { collection: 'authors' } } })).status).toBe(201);
     const refused = await t.req('DELETE', '/database/authors');
     expect(refused.status).toBe(409);

@@ -3,7 +3,7 @@
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
 import { idFoldKey, nowIso } from '../../core/ids.js';
-import type { CollectionDef, CollectionSetting } from '../../shared/models.js';
+import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
 
 /** Setting used when a collection is created without one (or without some keys). */
 export const DEFAULT_SETTING: CollectionSetting = { read: 'private', write: 'private', update: 'private' };
@@ -56,7 +56,7 @@ export async function saveCollection(ws: Workspace, def: CollectionDef): Promise
   return getCollection(ws, def._id);
 }
 
-export interface CollectionInput { _id: string; name?: string; setting?: CollectionPatch['setting'] }
+export interface CollectionInput { _id: string; name?: string; setting?: CollectionPatch['setting']; fields?: FieldDef[] }
 
 export function createCollection(ws: Workspace, input: CollectionInput): Promise<CollectionDef> {
   return withSchemaLock(ws, async () => {
@@ -73,7 +73,7 @@ export function createCollection(ws: Workspace, input: CollectionInput): Promise
       _id: input._id,
       name: input.name ?? input._id,
       setting: mergeSetting(DEFAULT_SETTING, input.setting),
-      fields: [], views: [], indexes: [],
+      fields: input.fields ?? [], views: [], indexes: [],
       createdAt: now, updatedAt: now,
     };
     // A store left behind by an earlier collection of the same id is not inherited.

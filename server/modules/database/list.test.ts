@@ -9,10 +9,10 @@ const get = (q: string) => t.req('GET', `/database/${q}`);
 
 beforeAll(async () => {
   t = await startTestServer();
-  await t.req('POST', '/database', { body: { _id: 'many' } });
+  await t.req('POST', '/database', { body: { _id: 'many', setting: { read: 'private', write: 'private', update: 'private' } } });
   for (let i = 0; i < 120; i++) await t.req('POST', '/database/many', { body: { _id: `r${String(i).padStart(3, '0')}`, i } });
   // Schemaless: values of mixed types.
-  await t.req('POST', '/database', { body: { _id: 'loose' } });
+  await t.req('POST', '/database', { body: { _id: 'loose', setting: { read: 'private', write: 'private', update: 'private' } } });
   const rows = [
     { _id: 'a', name: 'Ann', age: 31, role: 'admin', active: true, tags: ['x', 'y'], profile: { city: 'Oslo', zip: '0150' }, note: null },
     { _id: 'b', name: 'Bob', age: '25', role: 'user', active: 'true', tags: ['y'], profile: { city: 'Bergen' } },
@@ -21,7 +21,7 @@ beforeAll(async () => {
   ];
   for (const r of rows) await t.req('POST', '/database/loose', { body: r });
   // The same data with a schema: coercion follows the field types.
-  await t.req('POST', '/database', { body: { _id: 'typed' } });
+  await t.req('POST', '/database', { body: { _id: 'typed', setting: { read: 'private', write: 'private', update: 'private' } } });
   await t.req('POST', '/database/typed/fields', { body: { _id: 'age', type: 'number' } });
   await t.req('POST', '/database/typed/fields', { body: { _id: 'code', type: 'string' } });
   await t.req('POST', '/database/typed/fields', { body: { _id: 'ok', type: 'boolean' } });
@@ -72,7 +72,7 @@ describe('pagination and shape', () => {
   });
 
   it('keeps the shape of arrays of objects when picking fields inside them', async () => {
-    await t.req('POST', '/database', { body: { _id: 'orders' } });
+    await t.req('POST', '/database', { body: { _id: 'orders', setting: { read: 'private', write: 'private', update: 'private' } } });
     await t.req('POST', '/database/orders', { body: {
       _id: 'o1', items: [{ name: 'a', qty: 1, sku: 'x' }, { name: 'b', qty: 2 }, { qty: 3 }, 'loose'], meta: { tags: [{ k: 'p', v: 1 }] },
     } });
@@ -138,7 +138,7 @@ describe('filters', () => {
   });
 
   it('compares ranges of ISO dates as instants', async () => {
-    await t.req('POST', '/database', { body: { _id: 'events' } });
+    await t.req('POST', '/database', { body: { _id: 'events', setting: { read: 'private', write: 'private', update: 'private' } } });
     await t.req('POST', '/database/events/fields', { body: { _id: 'at', type: 'date' } });
     const rows: Array<[string, string]> = [
       ['e1', '2024-03-01T10:00:00Z'],
@@ -193,7 +193,7 @@ describe('on disk', () => {
     const data = tempDataDir();
     try {
       let s = await startTestServer({ data: data.dir });
-      await s.req('POST', '/database', { body: { _id: 'keep' } });
+      await s.req('POST', '/database', { body: { _id: 'keep', setting: { read: 'private', write: 'private', update: 'private' } } });
       await s.req('POST', '/database/keep/fields', { body: { _id: 'email', type: 'email', unique: true } });
       await s.req('POST', '/database/keep/indexes', { body: { _id: 'pair', fields: ['a', 'b'], unique: true } });
       const rec = await s.req('POST', '/database/keep', { body: { email: 'k@x.io', a: 1, b: 2 } });

@@ -163,7 +163,7 @@ describe('access rules', () => {
   beforeAll(async () => {
     user = await signedInUser(t, 'user1@example.com');
     other = await signedInUser(t, 'user2@example.com');
-    await t.req('POST', '/database', { body: { _id: 'priv' } });
+    await t.req('POST', '/database', { body: { _id: 'priv', setting: { read: 'private', write: 'private', update: 'private' } } });
     await t.req('POST', '/database', { body: { _id: 'mine', setting: { read: 'only-user', write: 'private', update: 'only-user' } } });
     await t.req('POST', '/database', { body: { _id: 'open', setting: { read: 'public', write: 'public', update: 'private', remove: 'only-user' } } });
   });

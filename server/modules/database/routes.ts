@@ -78,7 +78,9 @@ export const databaseModule: Module = {
     });
 
     admin.post('/database', async (req, res) => {
-      res.status(201).json(await createCollection(req.ws, parseBody(NewCollectionBody, req.body)));
+      const body = parseBody(NewCollectionBody, req.body);
+      const fields = body.fields ? schema.newCollectionFields(req.ws, body._id, body.fields) : [];
+      res.status(201).json(await createCollection(req.ws, { ...body, fields }));
     });
 
     // PATCH is accepted wherever PUT is.

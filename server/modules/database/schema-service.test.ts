@@ -11,8 +11,8 @@ const ids = (res: { body: { data: Array<{ _id: string }> } }) => res.body.data.m
 
 describe('fields', () => {
   beforeAll(async () => {
-    await post('/database', { _id: 'typed' });
-    await post('/database', { _id: 'teams' });
+    await post('/database', { _id: 'typed', setting: { read: 'private', write: 'private', update: 'private' } });
+    await post('/database', { _id: 'teams', setting: { read: 'private', write: 'private', update: 'private' } });
     await post('/database/teams', { _id: 'red' });
   });
 
@@ -87,7 +87,7 @@ describe('fields', () => {
   });
 
   it('refuses dates that do not exist instead of rolling them over', async () => {
-    await post('/database', { _id: 'cal' });
+    await post('/database', { _id: 'cal', setting: { read: 'private', write: 'private', update: 'private' } });
     await post('/database/cal/fields', { _id: 'd', type: 'date' });
     for (const d of ['2024-02-30', '2023-02-29', '2024-04-31', '2024-13-01', '2024-00-10', '2024-01-00', '2024-01-01T24:00', '2024-01-01T23:60',
       '2024-01-01T23:59:60Z', '2024-01-01T10:00+25:00', '2024-1-01']) {
@@ -107,7 +107,7 @@ describe('fields', () => {
   });
 
   it('validates records against every type with the contract reasons', async () => {
-    await post('/database', { _id: 'v' });
+    await post('/database', { _id: 'v', setting: { read: 'private', write: 'private', update: 'private' } });
     const defs = [
       { _id: 's', type: 'string', options: { minLength: 2, maxLength: 5 } },
       { _id: 'n', type: 'number', options: { min: 0, max: 10 } },
@@ -160,7 +160,7 @@ describe('fields', () => {
   });
 
   it('enforces unique fields with a real index, and refuses a unique field over duplicates', async () => {
-    await post('/database', { _id: 'u1' });
+    await post('/database', { _id: 'u1', setting: { read: 'private', write: 'private', update: 'private' } });
     expect((await post('/database/u1/fields', { _id: 'email', type: 'email', unique: true })).status).toBe(201);
     expect((await post('/database/u1', { email: 'a@x.io' })).status).toBe(201);
     const dup = await post('/database/u1', { email: 'a@x.io' });
@@ -192,7 +192,7 @@ describe('fields', () => {
 
 describe('views', () => {
   beforeAll(async () => {
-    await post('/database', { _id: 'staff' });
+    await post('/database', { _id: 'staff', setting: { read: 'private', write: 'private', update: 'private' } });
     await post('/database/staff/fields', { _id: 'age', type: 'number' });
     for (const [name, role, age] of [['ann', 'admin', 40], ['bob', 'user', 25], ['cid', 'admin', 22], ['dan', 'admin', 31]] as const) {
       await post('/database/staff', { _id: name, name, role, age });
@@ -244,7 +244,7 @@ describe('views', () => {
 
 describe('indexes', () => {
   beforeAll(async () => {
-    await post('/database', { _id: 'items' });
+    await post('/database', { _id: 'items', setting: { read: 'private', write: 'private', update: 'private' } });
     await post('/database/items', { sku: 'a', shop: 's1', n: 1 });
     await post('/database/items', { sku: 'a', shop: 's2', n: 2 });
   });
@@ -259,7 +259,7 @@ describe('indexes', () => {
 
     const clash = await post('/database/items/indexes', { _id: 'skuUnique', fields: ['n', 'sku'], unique: true });
     expect(clash.status).toBe(201);
-    const compound = await post('/database/items/indexes', { fields: 'shop,sku', unique: true });
+    const compound = await post('/database/items/indexes', { fields: ['shop', 'sku'], unique: true });
     expect(compound.status).toBe(201);
     expect(compound.body.fields).toEqual(['shop', 'sku']);
     expect(store.hasIndex('sku,shop')).toBe(true);
@@ -286,7 +286,7 @@ describe('indexes', () => {
   it('validates index bodies', async () => {
     for (const [body, field, reason] of [[{}, 'fields', 'required'], [{ fields: [] }, 'fields', 'too_short'], [{ fields: ['a b'] }, 'fields', 'format'],
       [{ fields: ['a', 'a'] }, 'fields', 'invalid'], [{ fields: ['_id'] }, 'fields', 'invalid'], [{ fields: ['x'], unique: 'yes' }, 'unique', 'type'],
-      [{ _id: '1', fields: ['x'] }, '_id', 'format']] as const) {
+      [{ _id: '1', fields: ['x'] }, '_id', 'format'], [{ fields: 'shop,sku' }, 'fields', 'type'], [{ fields: [3] }, 'fields.0', 'type']] as const) {
       const res = await post('/database/items/indexes', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.details).toMatchObject({ field, reason });
@@ -296,7 +296,7 @@ describe('indexes', () => {
   });
 
   it('supports dot paths in indexes', async () => {
-    await post('/database', { _id: 'nested' });
+    await post('/database', { _id: 'nested', setting: { read: 'private', write: 'private', update: 'private' } });
     expect((await post('/database/nested/indexes', { fields: ['profile.handle'], unique: true })).status).toBe(201);
     expect((await post('/database/nested', { profile: { handle: 'x' } })).status).toBe(201);
     expect((await post('/database/nested', { profile: { handle: 'x' } })).status).toBe(409);

@@ -12,8 +12,9 @@ import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/mo
 import { findCollection, getCollection, saveCollection, withSchemaLock } from './collections.js';
 import { applyIndexes } from './indexes.js';
 import { checkValue, fieldError } from './validation.js';
+import type { FieldError } from '../../shared/error-codes.js';
 import { typeOfFor } from './service.js';
-import type { FieldPatchBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody } from './schemas.js';
+import type { NewFieldBody, FieldPatchBody, NewIndexBody, NewViewBody, ViewPatchBody } from './schemas.js';
 
 /** Field ids the server keeps on every record. */
 export const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
@@ -45,23 +46,56 @@ function find<T extends { _id: string }>(list: T[], id: string, what: string): T
 export function createField(ws: Workspace, collectionId: string, body: z.infer<typeof NewFieldBody>): Promise<FieldDef> {
   return withSchemaLock(ws, async () => {
     const def = getCollection(ws, collectionId);
-    const id = body._id ?? body.name;
-    if (id === undefined) throw ApiError.invalidField('_id', 'required', "A field needs an '_id' (its key in records) or a 'name'");
-    if (!body._id && !ID_PATTERN.test(id)) {
-      throw ApiError.invalidField('name', 'format', `Without an '_id', the field's 'name' is its key and ${ID_RULE}`);
-    }
-    if (RESERVED_FIELDS.has(id)) throw ApiError.invalidField('_id', 'invalid', `'${id}' is kept by the server on every record`);
-    // Lists refuse these names in filters, sorts and fields, and the store's indexes would read
-    // Object.prototype's member for every record lacking the key: not usable as a field.
-    if (isReservedKey(id)) {
-      throw ApiError.invalidField(body._id ? '_id' : 'name', 'invalid', `'${id}' cannot be a field's key (it names a built-in property of JavaScript objects)`);
-    }
-    if (def.fields.some((f) => f._id === id)) throw ApiError.conflict(`Field '${id}' already exists`, { field: '_id' });
-    const now = nowIso();
-    const field = checkField(ws, { ...body, _id: id, name: body.name ?? id, createdAt: now, updatedAt: now } as FieldDef);
+    const field = buildField(ws, collectionId, def.fields, body);
     await commit(ws, def, { fields: [...def.fields, field] });
     return field;
   });
+}
+
+/** A new field definition checked against the collection's other fields (409 for a taken id). */
+function buildField(ws: Workspace, collectionId: string, others: FieldDef[], body: z.infer<typeof NewFieldBody>): FieldDef {
+  const id = body._id ?? body.name;
+  if (id === undefined) throw ApiError.invalidField('_id', 'required', "'_id' is required: the field's key in records (or give a 'name' that can serve as one)");
+  if (!body._id && !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(id)) {
+    throw ApiError.invalidField('name', 'format', "'name' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$ when no '_id' is given (it becomes the field's key)");
+  }
+  if (RESERVED_FIELDS.has(id)) throw ApiError.invalidField('_id', 'invalid', `'_id' cannot be '${id}': the server keeps it on every record`);
+  // Lists refuse these names in filters, sorts and fields, and the store's indexes would read
+  // Object.prototype's member for every record lacking the key: not usable as a field.
+  if (isReservedKey(id)) {
+    throw ApiError.invalidField(body._id ? '_id' : 'name', 'invalid', `'${body._id ? '_id' : 'name'}' cannot be '${id}': it names a built-in property of JavaScript objects`);
+  }
+  if (others.some((f) => f._id === id)) throw ApiError.conflict(`Field '${id}' already exists`, { field: '_id' });
+  const now = nowIso();
+  return checkField(ws, { ...body, _id: id, name: body.name ?? id, createdAt: now, updatedAt: now } as FieldDef, collectionId);
+}
+
+/** The `fields` given with `POST /database` (parsed with NewFieldBody): each checked as `POST .../fields` does,
+ *  a problem reported at its place in the body (`fields.1.type`), a repeated id as a 422. */
+export function newCollectionFields(ws: Workspace, collectionId: string, given: Array<z.infer<typeof NewFieldBody>>): FieldDef[] {
+  const out: FieldDef[] = [];
+  given.forEach((item, i) => {
+    const prefix = `fields.${i}`;
+    try {
+      out.push(buildField(ws, collectionId, out, item));
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'CONFLICT') throw ApiError.invalidField(`${prefix}._id`, 'invalid', `'${prefix}._id' repeats the key of an earlier field; each field's key must be unique`);
+      throw rootedAt(err, prefix);
+    }
+  });
+  return out;
+}
+
+/** A 422 about a body's field, re-rooted under `prefix` (`type` → `fields.1.type`). */
+function rootedAt(err: unknown, prefix: string): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'VALIDATION_ERROR') return err;
+  const list = (err.details?.errors as FieldError[] | undefined) ?? [];
+  return ApiError.validation(list.map((e) => {
+    const field = e.field ? `${prefix}.${e.field}` : prefix;
+    const quoted = `'${e.field}'`;
+    const message = e.message?.startsWith(quoted) ? `'${field}'${e.message.slice(quoted.length)}` : `'${field}': ${e.message ?? ''}`;
+    return { field, reason: e.reason, message };
+  }));
 }
 
 export function updateField(ws: Workspace, collectionId: string, fieldId: string, body: z.infer<typeof FieldPatchBody>): Promise<FieldDef> {
@@ -71,7 +105,7 @@ export function updateField(ws: Workspace, collectionId: string, fieldId: string
     if (body._id !== undefined && body._id !== fieldId) throw ApiError.invalidField('_id', 'read_only', "A field's '_id' (its key in records) cannot change");
     const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: nowIso() };
     if (body.default === null) delete merged.default;
-    const field = checkField(ws, merged);
+    const field = checkField(ws, merged, collectionId);
     await commit(ws, def, { fields: def.fields.map((f) => (f._id === fieldId ? field : f)) });
     return field;
   });
@@ -86,17 +120,17 @@ export function deleteField(ws: Workspace, collectionId: string, fieldId: string
 }
 
 /** Type-specific settings and the default value. */
-function checkField(ws: Workspace, field: FieldDef): FieldDef {
+function checkField(ws: Workspace, field: FieldDef, collectionId: string): FieldDef {
   const o = field.options ?? {};
-  if (field.type === 'enum' && !o.values?.length) throw ApiError.invalidField('options.values', 'required', "An enum field needs 'options.values'");
+  if (field.type === 'enum' && !o.values?.length) throw ApiError.invalidField('options.values', 'required', "'options.values' is required: an enum field lists its allowed values");
   if (field.type === 'reference') {
-    if (typeof o.collection !== 'string') throw ApiError.invalidField('options.collection', 'required', "A reference field needs 'options.collection'");
-    if (!findCollection(ws, o.collection)) throw ApiError.invalidField('options.collection', 'invalid', `No collection '${o.collection}'`);
+    if (typeof o.collection !== 'string') throw ApiError.invalidField('options.collection', 'required', "'options.collection' is required: the id of the collection a reference field points at");
+    if (o.collection !== collectionId && !findCollection(ws, o.collection)) throw ApiError.invalidField('options.collection', 'invalid', `'options.collection' names no collection: '${o.collection}' does not exist`);
   }
-  if (field.unique && (field.type === 'json' || field.type === 'array')) throw ApiError.invalidField('unique', 'invalid', `A ${field.type} field cannot be unique`);
+  if (field.unique && (field.type === 'json' || field.type === 'array')) throw ApiError.invalidField('unique', 'invalid', `'unique' cannot be true for a ${field.type} field`);
   if (field.default !== undefined && field.default !== null) {
     const reason = checkValue(field, field.default);
-    if (reason) throw ApiError.validation({ ...fieldError(field, reason), field: 'default' });
+    if (reason) throw ApiError.validation(fieldError(field, reason, field.default, 'default'));
   }
   const out: Record<string, unknown> = { _id: field._id, name: field.name, type: field.type };
   for (const key of ['required', 'unique', 'default', 'options'] as const) if (field[key] !== undefined) out[key] = field[key];

@@ -6,14 +6,20 @@ import { FIELD_TYPES } from '../../shared/models.js';
 const id = IdSchema;
 const name = z.string().min(1).max(200);
 
-const Setting = z.object({
-  read: z.enum(['public', 'private', 'only-user']).optional(),
-  write: z.enum(['public', 'private']).optional(),
-  update: z.enum(['private', 'only-user']).optional(),
+/** Who may read, create, change and delete records (CONTRACT §5). The reference marks `read`,
+ *  `write` and `update` required on creation; `remove` follows `update` unless given. */
+const FullSetting = z.object({
+  read: z.enum(['public', 'private', 'only-user']),
+  write: z.enum(['public', 'private']),
+  update: z.enum(['private', 'only-user']),
   remove: z.enum(['private', 'only-user']).nullable().optional(),
 });
+/** On update any of them may be given alone. */
+const Setting = FullSetting.partial();
 
-export const NewCollectionBody = z.object({ _id: id, name: name.optional(), setting: Setting.optional() });
+/** A collection of a dump: its setting may be partial (missing keys take the defaults), so
+ *  that hand-written fixtures stay short. */
+export const DumpCollectionHead = z.object({ _id: id, name: name.optional(), setting: Setting.optional() });
 
 /** `PUT /database/{id}`; `_id` may be repeated but not changed. */
 export const CollectionPatchBody = z.object({ _id: z.string().optional(), name: name.optional(), setting: Setting.optional() });
@@ -40,6 +46,13 @@ export const NewFieldBody = z.object({
   options: FieldOptions.optional(),
 });
 
+/** `POST /database`: `fields` (optional) are created with the collection, each checked as
+ *  `POST /database/{collection}/fields` checks it. */
+export const NewCollectionBody = z.object({
+  _id: id, name: name.optional(), setting: FullSetting,
+  fields: z.array(NewFieldBody).max(200).optional(),
+});
+
 /** `PUT .../fields/{id}`: any of the settings; `default: null` clears the default. */
 export const FieldPatchBody = NewFieldBody.partial();
 
@@ -57,6 +70,6 @@ export const ViewPatchBody = NewViewBody.extend({ _id: z.string().optional() });
 
 export const NewIndexBody = z.object({
   _id: id.optional(),
-  fields: z.union([z.array(z.string().min(1).max(200)).min(1).max(16), z.string().min(1).max(2000)]),
+  fields: z.array(z.string().min(1).max(200)).min(1).max(16),
   unique: z.boolean().optional(),
 });

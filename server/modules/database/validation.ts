@@ -4,6 +4,7 @@ import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
 import type { FieldDef } from '../../shared/models.js';
 import { parseIsoDate } from '../../storage/query.js';
 import { isEmail } from '../users/schemas.js';
+import { fieldRuleError } from '../../core/validation-messages.js';
 
 /** Keys the server owns on every record. */
 export const SYSTEM_KEYS = ['_id', '_owner', 'createdAt', 'updatedAt'] as const;
@@ -42,16 +43,8 @@ function checkRange(n: number, o: NonNullable<FieldDef['options']>): ValidationR
   return null;
 }
 
-const REASON_TEXT: Record<ValidationReason, string> = {
-  required: 'is required', type: 'has the wrong type', enum: 'is not one of the allowed values', format: 'is badly formatted',
-  too_short: 'is too short', too_long: 'is too long', read_only: 'is read-only', invalid: 'is out of range or invalid',
-};
-
-/** A field error with a message that says what the field expects. */
-export function fieldError(field: FieldDef, reason: ValidationReason): FieldError {
-  const expects = field.type === 'enum' ? `one of ${JSON.stringify(field.options?.values ?? [])}` : `a ${field.type}`;
-  return { field: field._id, reason, message: `'${field._id}' ${REASON_TEXT[reason]} (expected ${expects})` };
-}
+/** The field error for a value that breaks its field definition (worded in validation-messages.ts). */
+export const fieldError = fieldRuleError;
 
 /** Checks the given values against the schema. On create, absent fields get their default and
  *  required ones must be there; on update only the given fields are checked (a required field
@@ -68,9 +61,9 @@ export function validateData(fields: FieldDef[], data: Record<string, unknown>, 
       out[f._id] = v;
     }
     if (v === undefined) { if (mode === 'create' && f.required) errors.push(fieldError(f, 'required')); continue; }
-    if (v === null || (v === '' && f.required)) { if (f.required) errors.push(fieldError(f, 'required')); continue; }
+    if (v === null || (v === '' && f.required)) { if (f.required) errors.push(fieldError(f, 'required', v)); continue; }
     const reason = checkValue(f, v);
-    if (reason) errors.push(fieldError(f, reason));
+    if (reason) errors.push(fieldError(f, reason, v));
   }
   return { data: out, errors };
 }

@@ -165,7 +165,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('passes a real OpenAPI 3.1 validator (@seriousme/openapi-schema-validator)', async () => {
-    await t.req('POST', '/database', { body: { _id: 'checked' } });
+    await t.req('POST', '/database', { body: { _id: 'checked', setting: { read: 'private', write: 'private', update: 'private' } } });
     await t.req('POST', '/database/checked/fields', { body: { _id: 'kind', type: 'enum', required: true, options: { values: ['a', 'b'] } } });
     const doc = await getDoc();
     const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
@@ -174,7 +174,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('matches what the server really answers (objects validated against their schemas)', async () => {
-    await t.req('POST', '/database', { body: { _id: 'shop', setting: { read: 'public', write: 'public' } } });
+    await t.req('POST', '/database', { body: { _id: 'shop', setting: { read: 'public', write: 'public', update: 'private' } } });
     for (const f of [
       { _id: 'sku', type: 'string', required: true }, { _id: 'price', type: 'number' }, { _id: 'kind', type: 'enum', options: { values: ['a', 'b'] } },
       { _id: 'at', type: 'date' }, { _id: 'tags', type: 'array' }, { _id: 'buyer', type: 'user' },
@@ -348,7 +348,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('gives a schemaless collection an open record schema', async () => {
-    await t.req('POST', '/database', { body: { _id: 'notes' } });
+    await t.req('POST', '/database', { body: { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } } });
     const doc = await getDoc();
     const record = doc.components.schemas['Record.notes'];
     expect(Object.keys(record.properties)).toEqual(['_id', '_owner', 'createdAt', 'updatedAt']);

@@ -37,7 +37,7 @@ export function databasePaths(): Record<string, Schema> {
       },
       post: {
         id: 'collections.create', tag: COLLECTIONS, summary: 'Create a collection', access: 'admin',
-        description: 'Missing `setting` keys default to `private`. A collection without fields is schemaless.',
+        description: '`setting.read`, `setting.write` and `setting.update` are required (`remove` follows `update` unless given). `fields` (optional) are created with the collection, each checked as `POST /database/{collection}/fields` checks it. A collection without fields is schemaless.',
         body: ref('CollectionCreate'), ok: json(201, 'The collection', ref('Collection')), errors: [409],
       },
       ...putAndPatch({

@@ -16,7 +16,7 @@ describe('scenario lifecycle', () => {
     const data = tempDataDir();
     let t = await startTestServer({ data: data.dir });
     try {
-      await t.req('POST', '/database', { body: { _id: 'jobs' } });
+      await t.req('POST', '/database', { body: { _id: 'jobs', setting: { read: 'private', write: 'private', update: 'private' } } });
       const slow = (await t.req('POST', '/scenarios', { body: {
         name: 'Slow', trigger: { type: 'event', events: ['record.created'] }, steps: [{ type: 'delay', ms: 60_000 }, { type: 'http', url: `${rx.url}/never` }],
       } })).body._id;

@@ -10,7 +10,7 @@ beforeAll(async () => {
   t = await startTestServer();
   rx = await startReceiver();
   expect((await t.req('POST', '/credentials', { body: { name: 'API_TOKEN', value: SECRET } })).status).toBe(201);
-  for (const c of ['orders', 'audit', 'items']) expect((await t.req('POST', '/database', { body: { _id: c } })).status).toBe(201);
+  for (const c of ['orders', 'audit', 'items']) expect((await t.req('POST', '/database', { body: { _id: c, setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
 });
 afterAll(async () => { await t.close(); await rx.close(); });
 afterEach(() => clearBetweenTests(t, rx, 'scenarios'));
@@ -202,7 +202,7 @@ describe('scenario executions', () => {
   });
 
   it('stops a loop through this server\'s own HTTP API with a rate bound', async () => {
-    await t.req('POST', '/database', { body: { _id: 'pings' } });
+    await t.req('POST', '/database', { body: { _id: 'pings', setting: { read: 'private', write: 'private', update: 'private' } } });
     await t.req('POST', '/credentials', { body: { name: 'ADMIN_TOKEN', value: t.adminToken } });
     const id = await scenario({
       name: 'HTTP loop', trigger: { type: 'event', events: ['record.created'], filter: { collection: 'pings' } },

@@ -5,6 +5,7 @@ import { Cron } from 'croner';
 import type { FieldError } from '../../shared/error-codes.js';
 import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/schemas.js';
 import { checkExpression, templateExpressions } from './templates.js';
+import { zodFieldErrors } from '../../core/validation-messages.js';
 
 export const TRIGGER_TYPES = ['event', 'schedule', 'manual'] as const;
 export const STEP_TYPES = ['http', 'record.create', 'record.update', 'record.delete', 'message.send', 'delay'] as const;
@@ -86,7 +87,7 @@ export function scenarioProblems(s: { trigger: Trigger; steps: Step[] }, secretN
   const push = (field: string, reason: FieldError['reason'], message: string) => errors.push({ field, reason, message });
 
   const triggerSchema = s.trigger.type === 'event' ? EventTrigger : s.trigger.type === 'schedule' ? ScheduleTrigger : ManualTrigger;
-  collect(triggerSchema.safeParse(s.trigger), 'trigger', errors);
+  collect(triggerSchema.safeParse(s.trigger), s.trigger, 'trigger', errors);
   if (s.trigger.type === 'schedule' && typeof s.trigger.cron === 'string') {
     const problem = cronProblem(s.trigger.cron, s.trigger.timezone as string | undefined);
     if (problem) push('trigger.cron', 'format', `'trigger.cron': ${problem}`);
@@ -104,7 +105,7 @@ export function scenarioProblems(s: { trigger: Trigger; steps: Step[] }, secretN
       push(`${field}.type`, 'invalid', `'${field}.type': step type ${type} is not available yet`);
       return;
     }
-    collect(STEP_SCHEMAS[type].safeParse(st), field, errors);
+    collect(STEP_SCHEMAS[type].safeParse(st), st, field, errors);
     for (const expr of templateExpressions({ ...st, type: undefined })) {
       const why = checkExpression(expr, i, secretNames);
       if (why) push(field, 'invalid', `'${field}': ${why}`);
@@ -128,15 +129,7 @@ export function cronProblem(pattern: string, timezone?: string): string | undefi
   }
 }
 
-function collect(result: { success: boolean; error?: z.ZodError }, prefix: string, errors: FieldError[]) {
+function collect(result: { success: boolean; error?: z.ZodError }, input: unknown, prefix: string, errors: FieldError[]) {
   if (result.success || !result.error) return;
-  for (const issue of result.error.issues) {
-    const path = [prefix, ...issue.path.map(String)].join('.');
-    const keys = issue.code === 'unrecognized_keys' ? (issue as { keys: string[] }).keys : [];
-    const field = keys.length ? `${path}.${keys[0]}` : path;
-    const reason: FieldError['reason'] = issue.code === 'invalid_type'
-      ? (issue.message.includes('received undefined') ? 'required' : 'type')
-      : issue.code === 'invalid_value' ? 'enum' : issue.code === 'unrecognized_keys' ? 'invalid' : 'invalid';
-    errors.push({ field, reason, message: `'${field}': ${keys.length ? `unknown field(s) ${keys.join(', ')}` : issue.message}` });
-  }
+  errors.push(...zodFieldErrors(result.error, input, prefix));
 }

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { tooLargeError } from '../../core/http.js';
 
 export interface ReceivedFile {
   /** The complete bytes, in the workspace's incoming folder; the caller moves or removes it. */
@@ -26,7 +27,7 @@ const FRAMING_ALLOWANCE = 64 * 1024;
 const MAX_FILE_PARTS = 20;
 
 export function tooLarge(limit: number): ApiError {
-  return ApiError.tooLarge(`The file is larger than the simple upload limit of ${limit} bytes; use the resumable (tus) upload for large files`);
+  return tooLargeError('The file', limit, { flag: '--upload-limit', option: 'uploadLimit' }, ', or send large files with the resumable (tus) upload at /storage/upload/tus');
 }
 
 /** Reads a multipart body; resolves once the `file` part is on disk and the body is complete. */

@@ -8,7 +8,7 @@ let rx: Receiver;
 beforeAll(async () => {
   t = await startTestServer({ webhookRetryDelays: [50, 50, 50, 50] });
   rx = await startReceiver();
-  for (const c of ['posts', 'comments']) expect((await t.req('POST', '/database', { body: { _id: c } })).status).toBe(201);
+  for (const c of ['posts', 'comments']) expect((await t.req('POST', '/database', { body: { _id: c, setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
 });
 afterAll(async () => { await t.close(); await rx.close(); });
 afterEach(() => clearBetweenTests(t, rx, 'webhooks'));

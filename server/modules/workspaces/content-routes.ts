@@ -44,7 +44,7 @@ export function contentRoutes(router: Router, ctx: AppContext): void {
   });
 
   // The console API's JSON parser skips this path: dumps may be far above the 1 MiB limit.
-  router.post('/workspaces/:appId/import', jsonBody(ctx.config.importLimit), async (req, res) => {
+  router.post('/workspaces/:appId/import', jsonBody(ctx.config.importLimit, undefined, { flag: '--import-limit', option: 'importLimit' }), async (req, res) => {
     res.json({ imported: await importWorkspace(ctx, req.ws, req.body) });
   });
 }

@@ -29,7 +29,7 @@ describe('snapshots', () => {
     expect((await t.req('DELETE', '/database/people/p1')).status).toBe(204);
     expect((await t.req('PUT', '/database/people/p2', { body: { name: 'Changed' } })).status).toBe(200);
     expect((await t.req('POST', '/database/people', { body: { _id: 'extra', name: 'New' } })).status).toBe(201);
-    expect((await t.req('POST', '/database', { body: { _id: 'later' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'later', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
 
     const restored = await t.consoleReq('POST', '/workspaces/demo/snapshots/fixtures/restore');
     expect(restored.status).toBe(200);
@@ -47,7 +47,7 @@ describe('snapshots', () => {
   it('counts the schema\'s collections, also those that never held a record', async () => {
     await t.consoleReq('POST', '/workspaces/demo/reset');
     await people(2);
-    expect((await t.req('POST', '/database', { body: { _id: 'empty' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'empty', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     const snap = await t.consoleReq('POST', '/workspaces/demo/snapshots', { name: 'counts', overwrite: true });
     expect(snap.body).toMatchObject({ records: 2, collections: 2 });
     expect((await t.consoleReq('POST', '/workspaces/demo/snapshots/counts/restore')).body).toMatchObject({ collections: 2 });
@@ -226,7 +226,7 @@ describe('isolation', () => {
     });
     await t.consoleReq('POST', '/workspaces/demo/reset');
     await people(2);
-    expect((await iso('POST', '/database', { _id: 'people' })).status).toBe(201);
+    expect((await iso('POST', '/database', { _id: 'people', setting: { read: 'private', write: 'private', update: 'private' } })).status).toBe(201);
     expect((await iso('POST', '/database/people', { _id: 'only-iso' })).status).toBe(201);
     expect((await t.consoleReq('POST', '/workspaces/iso/snapshots', { name: 's' })).status).toBe(201);
     expect((await t.consoleReq('GET', '/workspaces/demo/snapshots')).body.data.map((s: { name: string }) => s.name)).not.toContain('s');

@@ -11,7 +11,7 @@ import { parseBody } from '../../core/validate.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
 import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
-import { NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody } from '../database/schemas.js';
+import { DumpCollectionHead, NewFieldBody, NewIndexBody, NewViewBody } from '../database/schemas.js';
 import { checkValue, fieldError, validateData } from '../database/validation.js';
 import { checkKeys as checkStoreKeys } from '../../core/keys.js';
 import { DEFAULT_SETTING } from '../database/collections.js';
@@ -88,7 +88,7 @@ function checkStamps(o: Obj, path: string): void {
  *  and options, defaults, view filters and sorts, index fields. Returns it with its setting
  *  completed the way the API completes a partial one. */
 function validateCollection(c: Obj, p: string, collectionIds: Set<string>): Obj {
-  const head = parseAt(NewCollectionBody, { _id: c._id, name: c.name, setting: c.setting }, p);
+  const head = parseAt(DumpCollectionHead, { _id: c._id, name: c.name, setting: c.setting }, p);
   checkStamps(c, p);
   const setting: CollectionSetting = { ...DEFAULT_SETTING };
   for (const [k, v] of Object.entries(head.setting ?? {})) if (v !== undefined && v !== null) (setting as unknown as Obj)[k] = v;
@@ -149,7 +149,7 @@ function checkFieldSettings(field: FieldDef, fp: string, collectionIds: Set<stri
   if (field.unique && (field.type === 'json' || field.type === 'array')) fail(`${fp}.unique`, 'invalid', `a ${field.type} field cannot be unique`);
   if (field.default !== undefined && field.default !== null) {
     const reason = checkValue(field, field.default);
-    if (reason) fail(`${fp}.default`, reason, fieldError(field, reason).message ?? 'is invalid');
+    if (reason) fail(`${fp}.default`, reason, fieldError(field, reason, field.default, `${fp}.default`).message!.replace(/^'[^']*' /, ''));
   }
 }
 

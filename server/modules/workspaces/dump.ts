@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { nowIso } from '../../core/ids.js';
+import { newId, nowIso } from '../../core/ids.js';
+import { ApiError } from '../../core/errors.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
 import type { CollectionDef } from '../../shared/models.js';
@@ -59,7 +60,14 @@ export interface ImportSummary { collections: number; records: number; users: nu
 /** Validates `raw` (422 naming the first problem, nothing changed) and replaces the
  *  workspace's content with it. The workspace's first admin is kept unless the dump has a user
  *  with the same id or email, so the console and a test suite keep their admin. */
-export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unknown): Promise<ImportSummary> {
+export interface ImportOptions {
+  /** When the result would have no administrator: an admin to add (the CLI's import makes one
+   *  and prints its password). Without it such a dump is refused: nobody could administer the
+   *  workspace, and the console could not even mint a token for it. */
+  newAdmin?: { email: string; password: string };
+}
+
+export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unknown, options: ImportOptions = {}): Promise<ImportSummary & { addedAdmin?: { email: string; password: string } }> {
   const dump = validateDump(raw);
   // Hashing plain-text seed passwords is slow: done before the workspace turns busy.
   const users: Doc[] = [];
@@ -72,10 +80,27 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
       ...(password !== undefined && u.passwordHash === undefined ? { passwordHash: await hashPassword(password, ctx.config.bcryptCost) } : {}),
     });
   }
+  let addedAdmin: ImportOptions['newAdmin'];
+  const adminHash = options.newAdmin ? await hashPassword(options.newAdmin.password, ctx.config.bcryptCost) : undefined;
   return exclusive(ws, () => whileBusy(ws, async () => {
     const adminId = ws.settings.data.firstAdminId;
     const currentAdmin = adminId ? (await ws.store('users')).get(adminId) : undefined;
     const state = buildState(ws, dump, users, currentAdmin);
+    const stateUsers = state.stores.get('users')!;
+    if (!stateUsers.some((u) => u.role === 'admin')) {
+      if (!options.newAdmin) {
+        throw ApiError.invalidField('users', 'invalid', "'users' leaves the workspace without an administrator: give one user \"role\": \"admin\" (and a \"password\"), or keep the workspace's admin out of the dump");
+      }
+      const email = normalizeEmail(options.newAdmin.email);
+      if (stateUsers.some((u) => u.email === email)) {
+        throw ApiError.invalidField('users', 'invalid', `'users' has no administrator, and '${email}' (the admin Homebase would add) is a user of the dump: give that user "role": "admin", or set HOMEBASE_ADMIN_EMAIL to another address`);
+      }
+      const now = nowIso();
+      const admin = { _id: newId(), email, name: 'Admin', role: 'admin', passwordHash: adminHash!, createdAt: now, updatedAt: now };
+      stateUsers.push(admin);
+      state.settings.firstAdminId = admin._id;
+      addedAdmin = { email, password: options.newAdmin.password };
+    }
     await applyState(ctx, ws, state);
     const count = (name: string) => state.stores.get(name)?.length ?? 0;
     let records = 0;
@@ -83,6 +108,7 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
     return {
       collections: state.settings.collections.length, records, users: count('users'), files: count('files'),
       webhooks: count('webhooks'), scenarios: count('scenarios'), secrets: count('credentials'),
+      ...(addedAdmin ? { addedAdmin } : {}),
     };
   }));
 }

@@ -97,7 +97,7 @@ describe('import validates like the API', () => {
 
   it('imports a workspace\'s own export back, with records older than a schema change', async () => {
     await t.consoleReq('POST', '/workspaces/demo/reset');
-    expect((await t.req('POST', '/database', { body: { _id: 'notes' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     expect((await t.req('POST', '/database/notes', { body: { _id: 'old', text: 'no title, rating a string', rating: 'good' } })).status).toBe(201);
     await new Promise((r) => setTimeout(r, 5));
     // Schema changes never rewrite existing records: 'old' breaks both new definitions.

@@ -11,6 +11,7 @@ import { resolveConfig } from '../../core/config.js';
 import type { AppContext } from '../context.js';
 import { exportWorkspace, importWorkspace, type ImportSummary } from './dump.js';
 import type { Dump } from './dump-format.js';
+import { generatePassword } from './service.js';
 
 /** A failure to report in one line (no stack): bad dump, unknown workspace, missing folder. */
 export class OfflineError extends Error {}
@@ -43,14 +44,17 @@ export async function exportFromFolder(dataDir: string, workspace: string): Prom
 
 /** Replaces a workspace's content with a dump; creates the workspace (and the folder) if needed.
  *  `source` names the dump in the message of a bad one ("The dump file fixtures.json"). */
-export async function importIntoFolder(dataDir: string, workspace: string, dump: unknown, source = 'The dump'): Promise<ImportSummary & { created: boolean }> {
+export async function importIntoFolder(dataDir: string, workspace: string, dump: unknown, source = 'The dump'): Promise<ImportSummary & { created: boolean; addedAdmin?: { email: string; password: string } }> {
   mkdirSync(dataDir, { recursive: true });
   return withDataFolder(dataDir, async (ctx) => {
     const existing = ctx.registry.get(workspace);
     const name = (dump as Dump)?.workspace?.name;
     const ws = existing ?? await ctx.registry.create(workspace, typeof name === 'string' && name ? name : workspace);
     try {
-      return { ...(await importWorkspace(ctx, ws, dump)), created: !existing };
+      // A dump without an administrator gets one (printed by the CLI), so that the workspace
+      // can still be administered and the console can mint tokens for it.
+      const newAdmin = { email: ctx.config.adminEmail, password: ctx.config.adminPassword ?? generatePassword() };
+      return { ...(await importWorkspace(ctx, ws, dump, { newAdmin })), created: !existing };
     } catch (err) {
       if (!existing) await ctx.registry.delete(workspace).catch(() => undefined);
       if (err instanceof ApiError && err.code === 'VALIDATION_ERROR') throw new OfflineError(`${source} is not a valid dump: ${err.message}`);
