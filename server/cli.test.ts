@@ -1,6 +1,6 @@
 // The CLI as a process: start line, graceful stop, the data-folder lock, and durability across kill -9.
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -262,5 +262,126 @@ describe('seed and dump files', () => {
     });
     const people = await (await fetch(`${line.url}/app/demo/database/people`)).json();
     expect(people.data.map((p: { name: string }) => p.name)).toEqual(['Ada']);
+  });
+});
+
+describe('the first fifteen minutes', { timeout: 90_000 }, () => {
+  const run = (args: string[], env: Record<string, string> = {}) => exited(spawnCli(args, env));
+
+  it('homebase --help lists the commands and points to the API and the docs', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).toBe(0);
+    for (const text of ['homebase serve', 'homebase admin', 'homebase export', 'homebase import', '/api/app/{app_id}', 'Docs:', 'README.md']) expect(stdout).toContain(text);
+  });
+
+  it('homebase serve --help describes every flag with its default and environment variable', async () => {
+    const { SERVE_FLAGS } = await import('./cli-flags.js');
+    const { code, stdout } = await run(['serve', '--help']);
+    expect(code).toBe(0);
+    for (const f of SERVE_FLAGS.filter((x) => x.name !== 'help')) {
+      expect(stdout).toContain(`--${f.name}`);
+      expect(stdout).toContain(`default: ${f.default}`);
+      expect(stdout).toContain(`env ${f.env}`);
+    }
+    expect(stdout).toContain('Docs:');
+    expect((await run(['admin', '--help'])).stdout).toContain('--reset-password');
+  });
+
+  it('prints the workspace API, the console link, the admin sign-in on every start, and one line per request', async () => {
+    const dir = tmp();
+    const start = async (extra: string[] = []) => {
+      const child = spawnCli(['serve', '--port', '0', '--data', dir, ...extra]);
+      children.push(child);
+      let out = '';
+      child.stdout!.on('data', (d) => { out += d; });
+      await new Promise<void>((resolve, reject) => {
+        const tick = setInterval(() => { if (/Console token: .*\n/.test(out)) { clearInterval(tick); resolve(); } }, 50);
+        child.on('exit', (c) => { clearInterval(tick); reject(new Error(`exited ${c}: ${out}`)); });
+      });
+      return { child, out: () => out };
+    };
+    const first = await start();
+    const text = first.out();
+    const api = /Workspace API: +(http:\/\/127\.0\.0\.1:\d+\/api\/app\/demo)\s/.exec(text)![1];
+    expect(text).toMatch(new RegExp(`Console: +http://127\\.0\\.0\\.1:\\d+/#token=hb_console_\\S+`));
+    const password = /Admin: +admin@example\.com \/ (\S+) +\(generated on this first start/.exec(text)![1];
+    const login = await fetch(`${api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password }) });
+    expect(login.status).toBe(200);
+    await fetch(`${api}/database?token=secret-in-url`);
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = first.out().split('\n');
+    expect(lines).toContain(`POST ${new URL(api).pathname}/auth/login 200 ${/POST \S+ 200 (\S+) ms/.exec(first.out())![1]} ms`);
+    expect(first.out()).toMatch(/GET \/api\/app\/demo\/database 401 [\d.]+ ms/);
+    expect(first.out()).not.toContain('secret-in-url');
+    expect(first.out()).not.toContain('\x1b['); // no colour when stdout is not a terminal
+    const stopped = exited(first.child);
+    first.child.kill('SIGTERM');
+    await stopped;
+
+    // Second start: no password any more, but a command that signs in as the admin.
+    const second = await start(['--quiet']);
+    const command = /Admin token: +(.+?) admin (.*?)   \(add --reset-password/.exec(second.out())!;
+    expect(second.out()).toMatch(/Admin: +admin@example\.com +\(password printed on the first start\)/);
+    const args = command[2].split(' ').filter(Boolean);
+    const minted = await run(['admin', ...args, '--data', dir]);
+    expect(minted.code).toBe(0);
+    const token = minted.stdout.trim();
+    const secondApi = /Workspace API: +(\S+)/.exec(second.out())![1];
+    expect((await fetch(`${secondApi}/database`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    const reset = await run(['admin', ...args, '--data', dir, '--reset-password', '--json']);
+    const { password: fresh, email } = JSON.parse(reset.stdout);
+    expect(email).toBe('admin@example.com');
+    const relogin = await fetch(`${secondApi}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: fresh }) });
+    expect(relogin.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(second.out()).not.toMatch(/GET \/api\/app\/demo\/database 200/); // --quiet
+  });
+
+  it('request lines: colour only on a terminal (and not with NO_COLOR), token parameters cut', async () => {
+    const { formatRequestLine, useColor } = await import('./cli-requests.js');
+    expect(useColor({ isTTY: true } as never, {})).toBe(true);
+    expect(useColor({ isTTY: true } as never, { NO_COLOR: '1' })).toBe(false);
+    expect(useColor({ isTTY: false } as never, {})).toBe(false);
+    expect(formatRequestLine('GET', '/api/app/demo/storage/x/download?token=abc&v=1', 200, 3.14159, false)).toBe('GET /api/app/demo/storage/x/download?v=1 200 3.1 ms');
+    expect(formatRequestLine('POST', '/api/x', 404, 12.6, true)).toBe('\x1b[2mPOST\x1b[0m /api/x \x1b[33m404\x1b[0m \x1b[2m13 ms\x1b[0m');
+  });
+
+  it('with --json, stdout carries only the JSON line; request lines go to stderr', async () => {
+    const { line, child, stderr } = await serve(['--port', '0', '--in-memory', '--admin-password', 'secret-pass-1']);
+    let more = '';
+    child.stdout!.on('data', (d) => { more += d; });
+    await fetch(`${line.url}/health`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(more).toBe('');
+    expect(stderr()).toMatch(/GET \/api\/health 200 [\d.]+ ms/);
+  });
+
+  it('environment variables set the flags (a flag on the command line wins)', async () => {
+    const started = await serveJson(['--port', '0'], { HOMEBASE_IN_MEMORY: '1', HOMEBASE_WORKSPACE: 'shop', HOMEBASE_ADMIN_PASSWORD: 'secret-pass-1', HOMEBASE_PORT: '1' });
+    children.push(started.child);
+    const { line } = started;
+    expect(line.workspaces).toEqual(['shop']);
+    const bad = await run(['serve', '--in-memory'], { HOMEBASE_TOKEN_TTL: 'soon' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--token-ttl must be an integer');
+  });
+
+  it('homebase admin without a server works on the data folder, and finds a way out of a workspace without an admin', async () => {
+    const dir = tmp();
+    const dump = join(dir, '..', `noadmin-${process.pid}.json`);
+    writeFileSync(dump, JSON.stringify({ format: 'homebase-dump', version: 1, users: [{ _id: 'u1', email: 'ann@example.test', password: 'ann-password-1' }] }));
+    cleanups.push(() => rmSync(dump, { force: true }));
+    const imported = await run(['import', '--data', dir, dump]);
+    expect(imported.code).toBe(0);
+    const added = /The dump has no administrator, so one was added: admin@example\.com \/ (\S+)/.exec(imported.stderr);
+    expect(added).not.toBeNull();
+    const offline = await run(['admin', '--data', dir, '--url', 'http://127.0.0.1:9', '--reset-password', '--password', 'new-admin-pass-1', '--json']);
+    expect(offline.code).toBe(0);
+    expect(JSON.parse(offline.stdout)).toMatchObject({ workspace: 'demo', email: 'admin@example.com', password: 'new-admin-pass-1' });
+    const { line } = await serve(['--port', '0', '--data', dir]);
+    const res = await fetch(`${line.url}/app/demo/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'new-admin-pass-1' }) });
+    expect(res.status).toBe(200);
+    expect((await res.json()).user.role).toBe('admin');
+    expect(await adminToken(line)).toMatch(/^ey/);
   });
 });

@@ -5,42 +5,14 @@ import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from './index.js';
 import { DataFolderLockedError } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/connection.js';
-import { ConfigError, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './core/config.js';
+import { ConfigError, DEFAULT_PORT, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './core/config.js';
 import { exportFromFolder, importIntoFolder, OfflineError } from './modules/workspaces/offline.js';
 import { DumpFileError, readSeed } from './modules/workspaces/seed.js';
+import { ADMIN_FLAGS, ADMIN_HELP, ADMIN_OPTIONS, EXPORT_HELP, IMPORT_HELP, MAIN_HELP, SERVE_FLAGS, SERVE_HELP, SERVE_OPTIONS, fromEnv, type FlagSpec } from './cli-flags.js';
+import { logRequests } from './cli-requests.js';
+import { AdminCommandError, runAdmin } from './cli-admin.js';
 
-const USAGE = `Usage:
-  homebase serve [--port 4700] [--host 127.0.0.1] [--data ./homebase-data | --in-memory
-                 | --database postgres://user:pw@host/db --files ./homebase-files]
-                 [--workspace demo] [--admin-email admin@example.com] [--admin-password <pw>]
-                 [--console-token <token>] [--seed fixtures.json] [--token-ttl 900]
-                 [--login-rate-limit 10] [--webhook-retry-delays 1000,5000,30000,120000]
-                 [--webhook-timeout 10000] [--upload-limit 52428800] [--json-limit 1048576] [--json]
-  homebase export --data DIR [--workspace demo] > dump.json
-  homebase import --data DIR [--workspace demo] dump.json
-  homebase --version`;
-
-export const SERVE_OPTIONS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  data: { type: 'string' },
-  'in-memory': { type: 'boolean' },
-  database: { type: 'string' },
-  files: { type: 'string' },
-  workspace: { type: 'string' },
-  'admin-email': { type: 'string' },
-  'admin-password': { type: 'string' },
-  'console-token': { type: 'string' },
-  seed: { type: 'string' },
-  'token-ttl': { type: 'string' },
-  'login-rate-limit': { type: 'string' },
-  'webhook-retry-delays': { type: 'string' },
-  'webhook-timeout': { type: 'string' },
-  'upload-limit': { type: 'string' },
-  'json-limit': { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+export { SERVE_OPTIONS };
 
 export class UsageError extends Error {}
 
@@ -53,8 +25,21 @@ function usage<T>(parse: () => T): T {
   }
 }
 
-export function serveOptions(args: string[]): ServerOptions & { json: boolean } {
-  const { values } = usage(() => parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }));
+/** Flags from the command line, completed from their environment variables. */
+function withEnv(flags: FlagSpec[], given: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Record<string, string | boolean | undefined> {
+  const out = { ...given };
+  for (const f of flags) if (out[f.name] === undefined) out[f.name] = fromEnv(f, env);
+  return out;
+}
+
+export function serveOptions(args: string[], env: NodeJS.ProcessEnv = process.env): ServerOptions & { json: boolean; quiet: boolean } {
+  const parsed = usage(() => parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }));
+  // A flag on the command line wins over its variable; --data on the command line also wins
+  // over HOMEBASE_IN_MEMORY, and the other way round.
+  const cli = parsed.values as Record<string, string | boolean | undefined>;
+  const values = withEnv(SERVE_FLAGS, cli, env) as Record<string, any>;
+  if (cli.data !== undefined && cli['in-memory'] === undefined) values['in-memory'] = undefined;
+  if (cli['in-memory'] && cli.data === undefined) values.data = undefined;
   const int = (name: string, v: string | undefined, min: number, max: number) => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -70,7 +55,7 @@ export function serveOptions(args: string[]): ServerOptions & { json: boolean } 
     }
     return parts.map(Number);
   };
-  if (values.data && values['in-memory']) throw new UsageError('--data and --in-memory cannot be used together');
+  if (values.data && values['in-memory']) throw new UsageError('--data and --in-memory cannot be used together (check HOMEBASE_DATA and HOMEBASE_IN_MEMORY)');
   if (values.database !== undefined && (values.data || values['in-memory'])) throw new UsageError('--database cannot be combined with --data or --in-memory (with a database, uploaded files go to --files DIR)');
   if (values.files !== undefined && values.database === undefined && !process.env.HOMEBASE_DATABASE_URL) throw new UsageError('--files DIR is the uploaded files folder of --database');
   return {
@@ -91,29 +76,64 @@ export function serveOptions(args: string[]): ServerOptions & { json: boolean } 
     webhookTimeout: int('webhook-timeout', values['webhook-timeout'], 1, MAX_WEBHOOK_TIMEOUT),
     uploadLimit: int('upload-limit', values['upload-limit'], 1, Number.MAX_SAFE_INTEGER),
     jsonLimit: int('json-limit', values['json-limit'], 1, MAX_BODY),
+    importLimit: int('import-limit', values['import-limit'], 1, MAX_BODY),
     json: !!values.json,
+    quiet: !!values.quiet,
   };
 }
 
+/** How to run a homebase command from here: `npx homebase` in a project, the npm script in a
+ *  checkout of Homebase itself (where the sources run). */
+function commandName(): string {
+  return import.meta.url.endsWith('.ts') ? 'npm run --silent homebase --' : 'npx homebase';
+}
+
+/** The `homebase admin` command that reaches this server (flags only where not the default). */
+function adminCommand(srv: Awaited<ReturnType<typeof startServer>>): string {
+  const parts = [commandName(), 'admin'];
+  if (srv.consoleUrl !== `http://127.0.0.1:${DEFAULT_PORT}`) parts.push('--url', srv.consoleUrl);
+  if (srv.config.inMemory) parts.push('--console-token', srv.consoleToken);
+  else if (srv.config.dataDir && srv.config.dataDir !== './homebase-data') parts.push('--data', quoteArg(srv.config.dataDir));
+  if (srv.config.workspace !== 'demo') parts.push('--workspace', srv.config.workspace);
+  return parts.join(' ');
+}
+
+const quoteArg = (v: string) => (/^[\w./:@=-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+
 async function serve(args: string[]) {
-  const { json, ...options } = serveOptions(args);
+  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(SERVE_HELP); return; }
+  const { json, quiet, ...options } = serveOptions(args);
   const srv = await startServer(options);
   const workspaces = srv.ctx.registry.list().map((w) => w._id);
+  const main = workspaces.includes(srv.config.workspace) ? srv.config.workspace : workspaces[0];
+  const consoleLink = `${srv.consoleUrl}/#token=${srv.consoleToken}`;
+  const generated = srv.generatedAdmin;
+  const admin = main ? await firstAdminEmail(srv, main) : undefined;
+  const signIn = [
+    generated
+      ? `  Admin:          ${generated.email} / ${generated.password}  (generated on this first start: keep it)`
+      : admin ? `  Admin:          ${admin}  (${srv.config.adminPassword ? 'password from --admin-password / HOMEBASE_ADMIN_PASSWORD' : 'password printed on the first start'})` : '',
+    `  Admin token:    ${adminCommand(srv)}   (add --reset-password to set a new password)`,
+  ].filter(Boolean);
   if (json) {
     process.stdout.write(JSON.stringify({ url: srv.url, consoleUrl: srv.consoleUrl, consoleToken: srv.consoleToken, workspaces }) + '\n');
-    if (srv.generatedAdmin) process.stderr.write(`Admin of '${srv.generatedAdmin.workspace}': ${srv.generatedAdmin.email} / ${srv.generatedAdmin.password} (generated)\n`);
+    if (generated) process.stderr.write(`Admin of '${generated.workspace}': ${generated.email} / ${generated.password} (generated)\n`);
   } else {
     const lines = [
       `Homebase ${VERSION} is running`,
-      `  API:           ${srv.url}`,
-      `  Console:       ${srv.consoleUrl}`,
-      `  Console token: ${srv.consoleToken}`,
-      `  Workspaces:    ${workspaces.join(', ') || '(none)'}`,
-      `  Data:          ${srv.config.inMemory ? 'in memory (nothing is written to disk)' : srv.config.dataDir}`,
-    ];
-    if (srv.generatedAdmin) lines.push(`  Admin of '${srv.generatedAdmin.workspace}': ${srv.generatedAdmin.email} / ${srv.generatedAdmin.password} (generated; pass --admin-password to choose)`);
+      `  Workspace API:  ${srv.url}/app/${main ?? '{app_id}'}      (e.g. GET ${srv.url}/app/${main ?? '{app_id}'}/database)`,
+      `  Console:        ${consoleLink}`,
+      `  API reference:  ${srv.consoleUrl}/app/${main ?? '{app_id}'}/api/`,
+      ...signIn,
+      `  Workspaces:     ${workspaces.join(', ') || '(none)'}`,
+      `  Data:           ${srv.config.inMemory ? 'in memory (nothing is written to disk)' : srv.config.dataDir}`,
+      `  Console token:  ${srv.consoleToken}   (console API: ${srv.url}/workspaces)`,
+      quiet ? '' : 'Requests:',
+    ].filter((l) => l !== '');
     process.stdout.write(lines.join('\n') + '\n');
   }
+  // With --json, stdout carries only its line: request lines go to stderr.
+  if (!quiet) logRequests(srv.server, json ? process.stderr : process.stdout);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -148,7 +168,15 @@ async function offline(run: () => Promise<void>) {
   }
 }
 
+async function firstAdminEmail(srv: Awaited<ReturnType<typeof startServer>>, workspace: string): Promise<string | undefined> {
+  const ws = srv.ctx.registry.get(workspace);
+  const id = ws?.settings.data.firstAdminId;
+  const user = id ? (await ws!.store('users')).get(id) as { email?: string } | undefined : undefined;
+  return user?.email;
+}
+
 async function exportCommand(args: string[]) {
+  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(EXPORT_HELP); return; }
   const { data, workspace } = folderArgs(args, 0);
   await offline(async () => {
     const json = JSON.stringify(await exportFromFolder(data, workspace), null, 2) + '\n';
@@ -157,19 +185,49 @@ async function exportCommand(args: string[]) {
 }
 
 async function importCommand(args: string[]) {
+  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(IMPORT_HELP); return; }
   const { data, workspace, file } = folderArgs(args, 1);
   await offline(async () => {
     const r = await importIntoFolder(data, workspace, await readSeed(file!, 'dump file'), `The dump file ${file}`);
     process.stderr.write(`Imported into '${workspace}'${r.created ? ' (created)' : ''}: ${r.collections} collections, ${r.records} records, ${r.users} users, ${r.files} files\n`);
+    if (r.addedAdmin) {
+      process.stderr.write(`The dump has no administrator, so one was added: ${r.addedAdmin.email} / ${r.addedAdmin.password}\n`);
+    }
   });
 }
 
-export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand };
+async function adminCommandRun(args: string[]) {
+  if (args.includes('--help') || args.includes('-h')) { process.stdout.write(ADMIN_HELP); return; }
+  const parsed = usage(() => parseArgs({ args, options: ADMIN_OPTIONS, allowPositionals: false, strict: true }));
+  const v = withEnv(ADMIN_FLAGS, parsed.values as Record<string, string | boolean | undefined>, process.env) as Record<string, any>;
+  try {
+    const r = await runAdmin({
+      url: v.url ?? `http://127.0.0.1:${DEFAULT_PORT}`, data: v.data ?? './homebase-data', consoleToken: v['console-token'],
+      workspace: v.workspace ?? 'demo', resetPassword: !!v['reset-password'], password: v.password,
+    });
+    if (v.json) {
+      process.stdout.write(JSON.stringify({ workspace: r.workspace, email: r.email, token: r.token, expiresIn: r.expiresIn, ...(r.password ? { password: r.password } : {}) }) + '\n');
+      return;
+    }
+    const lines = [`Admin of '${r.workspace}': ${r.email}${r.via === 'folder' ? ' (no server running: worked on the data folder)' : ''}`];
+    if (r.created) lines.push(`The workspace had no administrator: created ${r.email} / ${r.password}`);
+    else if (r.password) lines.push(`New password: ${r.password}  (the admin's other sessions have ended)`);
+    lines.push(`Access token (valid ${Math.round(r.expiresIn / 60)} min) on stdout; use it as: Authorization: Bearer <token>`);
+    process.stderr.write(lines.join('\n') + '\n');
+    process.stdout.write(r.token + '\n');
+  } catch (err) {
+    if (!(err instanceof AdminCommandError)) throw err;
+    process.stderr.write(`homebase: ${err.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand, admin: adminCommandRun };
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
   if (command === '--version' || command === '-v') { process.stdout.write(`${VERSION}\n`); return; }
-  if (!command || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) { process.stdout.write(USAGE + '\n'); return; }
+  if (!command || command === '--help' || command === '-h' || command === 'help') { process.stdout.write(MAIN_HELP); return; }
   const run = commands[command];
   if (!run) throw new UsageError(`Unknown command '${command}'`);
   await run(rest);
@@ -181,7 +239,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   const known = err instanceof UsageError || err instanceof DataFolderLockedError || err instanceof DumpFileError || err instanceof ConfigError
     || err instanceof OfflineError || err instanceof DatabaseError || (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
   const message = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE' ? `${(err as Error).message}: the port is taken; pass --port 0 for a free one` : (err as Error)?.message ?? String(err);
-  process.stderr.write(`homebase: ${message}\n${err instanceof UsageError ? USAGE + '\n' : ''}`);
+  process.stderr.write(`homebase: ${message}\n${err instanceof UsageError ? "Run 'homebase --help' (or 'homebase <command> --help') for the flags.\n" : ''}`);
   if (!known && !(err instanceof Error && /Refusing to start/.test(err.message))) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
   process.exit(err instanceof UsageError ? 2 : 1);
 });
