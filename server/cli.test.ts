@@ -285,6 +285,8 @@ describe('the first fifteen minutes', { timeout: 90_000 }, () => {
     }
     expect(stdout).toContain('Docs:');
     expect((await run(['admin', '--help'])).stdout).toContain('--reset-password');
+    const readme = (await import('node:fs')).readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    for (const f of SERVE_FLAGS.filter((x) => x.name !== 'help')) expect(readme, `README documents --${f.name}`).toContain(`\`--${f.name}`);
   });
 
   it('prints the workspace API, the console link, the admin sign-in on every start, and one line per request', async () => {

@@ -92,7 +92,7 @@ export class ConfigError extends Error {}
 export const MIN_BCRYPT_COST = 10;
 
 /** A test run: Vitest sets VITEST, Jest sets NODE_ENV=test. */
-export function isTestRun(env: NodeJS.ProcessEnv = process.env): boolean {
+export function isTestRun(env: Record<string, string | undefined> = process.env): boolean {
   return !!env.VITEST || env.NODE_ENV === 'test';
 }
 

@@ -1,6 +1,6 @@
 // The users store of a workspace: documents with a bcrypt hash that never leaves this module
 // except in a console export. Used by the users, auth and console modules.
-import bcrypt from 'bcrypt';
+import bcrypt from '@node-rs/bcrypt';
 import { availableParallelism } from 'node:os';
 import type { Workspace } from '../../storage/workspace.js';
 import type { DocStore } from '../../storage/doc-store.js';
@@ -25,7 +25,8 @@ export function publicUser(doc: Record<string, unknown>): User {
   return rest as User;
 }
 
-// Native bcrypt runs on libuv's thread pool, off the event loop, but that pool (4 threads by
+// bcrypt (@node-rs/bcrypt: native, prebuilt per platform as optional packages, so installing
+// Homebase runs no install script) runs on libuv's thread pool, off the event loop, but that pool (4 threads by
 // default) also serves file writes: a burst of logins must not take every thread and hold
 // back the stores' appends, nor every core. At most half the pool (and one core fewer than the
 // machine has) hashes at once; the rest wait in line.
@@ -45,11 +46,12 @@ async function withBcryptSlot<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function hashPassword(password: string, cost: number): Promise<string> {
-  return withBcryptSlot(() => bcrypt.hash(password, cost));
+  return withBcryptSlot(() => bcrypt.hash(password, { cost }));
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return withBcryptSlot(() => bcrypt.compare(password, hash));
+  // A malformed stored hash (hand-edited data) is a failed sign-in, not an error.
+  return withBcryptSlot(() => bcrypt.verify(password, hash).catch(() => false));
 }
 
 export async function findUserByEmail(ws: Workspace, email: string): Promise<UserDoc | undefined> {

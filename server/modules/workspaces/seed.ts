@@ -21,8 +21,9 @@ export async function isEmptyWorkspace(ws: Workspace): Promise<boolean> {
   return true;
 }
 
-/** A seed or dump file that cannot be used: reported in one line (no stack) by the CLI. */
-export class DumpFileError extends Error {}
+import { DumpFileError } from './dump-file-error.js';
+
+export { DumpFileError };
 
 const REASONS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder', EPERM: 'permission denied' };
 

@@ -1,0 +1,135 @@
+// The package as a newcomer gets it: `npm pack`, installed in a fresh project, then the README
+// followed as written. The quick-start block and the Vitest example (with its fixtures.json) are
+// read from README.md, so this fails when the README drifts from what works. Also: LICENSE
+// shipped, no tsx at run time, no install-script warnings, and the type declarations usable with
+// skipLibCheck off and no @types/express (nor any other @types) installed.
+//
+// Slow (a build, an npm install from the registry): one install shared by the whole file.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
+let dir: string;
+let project: string;
+let installLog = '';
+
+/** The fenced block of `lang` that follows the marker comment `<!-- name: ... -->`. */
+export function readmeBlock(readme: string, marker: string, lang: string, skip = 0): string {
+  const at = readme.indexOf(`<!-- ${marker}`);
+  if (at < 0) throw new Error(`README.md has no <!-- ${marker} --> marker`);
+  const re = new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```', 'g');
+  re.lastIndex = at;
+  let m: RegExpExecArray | null = null;
+  for (let i = 0; i <= skip; i++) m = re.exec(readme);
+  if (!m) throw new Error(`no \`\`\`${lang} block after <!-- ${marker} -->`);
+  return m[1];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => resolve(port)); });
+    s.on('error', reject);
+  });
+}
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'homebase-pack-'));
+  const packed = await run('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const tarball = join(dir, packed.stdout.trim().split('\n').pop()!);
+  project = join(dir, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'newcomer', version: '1.0.0', private: true, type: 'module' }));
+  const install = await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', tarball],
+    { cwd: project, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'warn' } });
+  installLog = install.stdout + install.stderr;
+  // The test runner and the compiler come from this repository (the project's own install of
+  // them would only repeat a download): linked, as a project's devDependencies would be.
+  for (const tool of ['vitest', 'typescript']) symlinkSync(join(ROOT, 'node_modules', tool), join(project, 'node_modules', tool), 'dir');
+}, 600_000);
+
+afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+
+describe('the packed package', { timeout: 300_000 }, () => {
+  it('ships LICENSE (MIT), the README and docs; tsx is not a run-time dependency; no install-script warnings', () => {
+    const pkg = join(project, 'node_modules', 'homebase');
+    expect(readFileSync(join(pkg, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(existsSync(join(pkg, 'README.md'))).toBe(true);
+    expect(existsSync(join(pkg, 'docs', 'errors.md'))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+    expect(manifest.license).toBe('MIT');
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+    expect(existsSync(join(project, 'node_modules', 'tsx'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules', 'esbuild'))).toBe(false);
+    expect(installLog).not.toMatch(/install-scripts|install script/i);
+    expect(readdirSync(join(project, 'node_modules')).filter((n) => n === '@types')).toEqual([]);
+  });
+
+  it('its type declarations type-check in a consumer with skipLibCheck off and no @types installed', async () => {
+    writeFileSync(join(project, 'consumer.ts'), [
+      "import { startServer, ConfigError, DumpFileError, type Homebase, type ServerOptions } from 'homebase';",
+      "const options: ServerOptions = { port: 0, inMemory: true, seed: { format: 'homebase-dump', version: 1 } };",
+      'export async function main(): Promise<string> {',
+      '  const srv: Homebase = await startServer(options);',
+      "  const info = await srv.snapshot('fixtures', { overwrite: true });",
+      '  await srv.restore(info.name);',
+      '  await srv.reset({ keepSchema: true });',
+      '  await srv.close();',
+      '  const errors: Error[] = [new ConfigError("x"), new DumpFileError("y")];',
+      '  return `${srv.url} ${srv.consoleToken} ${srv.port} ${errors.length}`;',
+      '}',
+    ].join('\n'));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: [] },
+      files: ['consumer.ts'],
+    }));
+    const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).then(() => ({ out: '', ok: true }), (err: { stdout: string }) => ({ out: err.stdout, ok: false }));
+    expect(result.out).not.toContain('TS7016');
+    expect(result.out).toBe('');
+    expect(result.ok).toBe(true);
+  });
+
+  it("README's Vitest example passes as written, with its fixtures.json", async () => {
+    writeFileSync(join(project, 'fixtures.json'), readmeBlock(README, 'vitest-example', 'json'));
+    writeFileSync(join(project, 'people.test.ts'), readmeBlock(README, 'vitest-example', 'ts'));
+    const vitest = join(project, 'node_modules', 'vitest', 'vitest.mjs');
+    const result = await run(process.execPath, [vitest, 'run', '--root', project, 'people.test.ts'], { cwd: project, env: { ...process.env, VITEST: undefined, NO_COLOR: '1' } as NodeJS.ProcessEnv })
+      .then((r) => ({ ok: true, out: r.stdout + r.stderr }), (err: { stdout: string; stderr: string }) => ({ ok: false, out: err.stdout + err.stderr }));
+    expect(result.out).toMatch(/Tests\s+5 passed/);
+    expect(result.ok).toBe(true);
+  });
+
+  it("README's quick start runs as written (on a free port instead of 4700)", async () => {
+    const port = await freePort();
+    const script = readmeBlock(README, 'quick-start', 'sh').replaceAll('127.0.0.1:4700', `127.0.0.1:${port}`).replace('npx homebase serve', `npx homebase serve --port ${port}`);
+    const child = spawn('sh', ['-e', '-c', script], { cwd: project, env: { ...process.env, VITEST: undefined } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, out).toBe(0);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ _id: 'todos', setting: { read: 'public', write: 'private', update: 'only-user' } });
+    expect(lines[0].fields.map((f: { _id: string }) => f._id)).toEqual(['title', 'done', 'priority']);
+    expect(lines[1]).toMatchObject({ title: 'Try Homebase', priority: 1, done: false });
+    expect(lines[3].meta.total).toBe(2);
+    expect(lines[4].data).toEqual([{ _id: lines[1]._id, title: 'Try Homebase', priority: 1 }]);
+    expect(lines[5].error).toMatchObject({ code: 'VALIDATION_ERROR', message: "'priority' must be an integer from 1 to 5" });
+    const log = readFileSync(join(project, 'homebase.log'), 'utf8');
+    expect(log).toContain(`Workspace API:  http://127.0.0.1:${port}/api/app/demo`);
+    expect(log).toMatch(/POST \/api\/app\/demo\/database 201 [\d.]+ ms/);
+    // The server is gone: its port is free again.
+    await new Promise((r) => setTimeout(r, 1500));
+    await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+  });
+});
