@@ -84,6 +84,9 @@ async function viaServer(base: string, o: AdminOptions): Promise<AdminResult> {
   if (minted.status === 401) {
     throw new AdminCommandError(`The server at ${base} refused the console token${o.consoleToken ? '' : ` of ${o.data}`}: is it that server's data folder? Pass --data or --console-token`);
   }
+  if (minted.status === 409) {
+    throw new AdminCommandError(`${minted.body?.error?.message ?? 'The workspace has no administrator'}: stop the server and run this command again; on the data folder it creates one`);
+  }
   if (minted.status !== 200) throw new AdminCommandError(`The server at ${base} answered ${minted.status}: ${minted.body?.error?.message ?? 'no token'}`);
   const { token, user } = minted.body as { token: string; user: { _id: string; email: string } };
   const result: AdminResult = { workspace: o.workspace, email: user.email, token, expiresIn: lifetime(token), via: 'server' };

@@ -28,7 +28,7 @@ async function adminToken(line: { url: string; consoleToken: string }) {
   return (await res.json()).token as string;
 }
 
-describe('homebase serve', () => {
+describe('homebase serve', { timeout: 90_000 }, () => {
   it('prints exactly one JSON start line and serves health', async () => {
     const dir = tmp();
     const { line, child } = await serve(['--port', '0', '--data', dir, '--admin-password', 'secret-pass-1']);
