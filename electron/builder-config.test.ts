@@ -31,14 +31,14 @@ describe('electron-builder.yml', () => {
   it('starts the compiled shell while package.json main stays the library entry', () => {
     expect(config.extraMetadata.main).toBe('dist/electron/main.js');
     expect(existsSync(`${root}/electron/main.ts`)).toBe(true);
-    expect(pkg.main).toBe('dist/server/index.js');
+    expect(pkg.main).toBe('dist/server/public-api.js');
     expect(config.files).toEqual(expect.arrayContaining(['package.json', 'dist/server/**/*.js', 'dist/electron/**/*.js', 'dist/electron/preload.cjs']));
   });
 
-  it('packs into asar with bcrypt unpacked, and names the app', () => {
+  it('packs into asar with the native bcrypt binding unpacked, and names the app', () => {
     expect(config).toMatchObject({ appId: 'dev.homebase.desktop', productName: 'Homebase', asar: true });
-    expect(config.asarUnpack).toContain('node_modules/bcrypt/**/*');
-    expect(pkg.dependencies.bcrypt).toBeDefined();
+    expect(config.asarUnpack).toContain('node_modules/@node-rs/**/*');
+    expect(pkg.dependencies['@node-rs/bcrypt']).toBeDefined();
     // tsx runs a checkout's sources for the CLI; the app never loads it, nor its esbuild binary.
     expect(config.files).toEqual(expect.arrayContaining(['!node_modules/tsx/**', '!node_modules/esbuild/**', '!node_modules/@esbuild/**']));
   });
