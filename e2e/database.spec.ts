@@ -75,7 +75,7 @@ test('create a collection, add fields, add and edit a record and see a field err
 
 test('filter as typed text and sort, kept in the URL; save a view; bulk delete; live records', async ({ signedIn: page, ws }) => {
   test.setTimeout(60_000);
-  await ws.api('POST', '/database', { _id: 'people' });
+  await ws.api('POST', '/database', { _id: 'people', setting: { read: 'private', write: 'private', update: 'private' } });
   await ws.api('POST', '/database/people/fields', { _id: 'age', type: 'integer' });
   for (const [name, age, role] of [['Ann', 25, 'user'], ['Bob', 31, 'admin'], ['Cid', 47, 'admin'], ['Dee', 52, 'user'], ['Eve', 38, 'admin']] as const) {
     expect((await ws.api('POST', '/database/people', { name, age, role })).status).toBe(201);
@@ -125,7 +125,7 @@ test('filter as typed text and sort, kept in the URL; save a view; bulk delete; 
 });
 
 test('indexes: create and delete; a unique violation is explained', async ({ signedIn: page, ws }) => {
-  await ws.api('POST', '/database', { _id: 'tags' });
+  await ws.api('POST', '/database', { _id: 'tags', setting: { read: 'private', write: 'private', update: 'private' } });
   await ws.api('POST', '/database/tags', { label: 'red' });
   await ws.api('POST', '/database/tags', { label: 'red' });
   await page.goto(`/app/${ws.id}/database/tags?tab=indexes`);
@@ -143,7 +143,7 @@ test('indexes: create and delete; a unique violation is explained', async ({ sig
 });
 
 test('collections: edit name and access, delete with confirmation', async ({ signedIn: page, ws }) => {
-  await ws.api('POST', '/database', { _id: 'notes' });
+  await ws.api('POST', '/database', { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } });
   await page.goto(`/app/${ws.id}/database`);
   await page.getByRole('button', { name: 'Edit notes' }).click();
   const d = page.getByRole('dialog', { name: 'Edit notes' });

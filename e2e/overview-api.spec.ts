@@ -3,7 +3,7 @@
 import { test, expect, expectAccessible } from './fixtures';
 
 test('overview shows the addresses, counts and a curl snippet whose token works', async ({ signedIn: page, ws }) => {
-  await ws.api('POST', '/database', { _id: 'a' });
+  await ws.api('POST', '/database', { _id: 'a', setting: { read: 'private', write: 'private', update: 'private' } });
   await page.goto(`/app/${ws.id}`);
   await expect(page.getByText(`${ws.base}`, { exact: true })).toBeVisible();
   await expect(page.getByText(`ws://127.0.0.1`)).toBeVisible();
@@ -18,7 +18,7 @@ test('overview shows the addresses, counts and a curl snippet whose token works'
 
 test('API reference: Swagger UI offline, authorised, Try it out answers from this server', async ({ signedIn: page, ws }) => {
   test.setTimeout(120_000);
-  await ws.api('POST', '/database', { _id: 'things' });
+  await ws.api('POST', '/database', { _id: 'things', setting: { read: 'private', write: 'private', update: 'private' } });
   await page.goto(`/app/${ws.id}`);
   await page.getByRole('link', { name: 'API reference' }).first().click();
   await expect(page).toHaveURL(new RegExp(`/app/${ws.id}/api/$`));

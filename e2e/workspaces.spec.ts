@@ -32,7 +32,7 @@ test('create a workspace, then delete it by typing its id', async ({ signedIn: p
 
 test('snapshots, reset, export and import of a workspace', async ({ signedIn: page, ws }, testInfo) => {
   test.setTimeout(60_000);
-  await ws.api('POST', '/database', { _id: 'notes' });
+  await ws.api('POST', '/database', { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } });
   await ws.api('POST', '/database/notes', { text: 'one' });
   await page.reload();
   // Snapshot, change, restore.

@@ -158,7 +158,7 @@ describe('errors that say what to do', () => {
   });
 
   it('413 names the limit and the flag that raises it', async () => {
-    const json = await t.req('POST', '/database', { body: { _id: 'x', name: 'y'.repeat(3000) } });
+    const json = await t.req('POST', '/database', { body: { _id: 'x', name: 'y'.repeat(3000), setting: { read: 'private', write: 'private', update: 'private' } } });
     expect(json.status).toBe(413);
     expect(json.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limit: 2048 } });
     expect(json.body.error.message).toBe('The JSON body is over the 2 KiB (2048 bytes) limit; start the server with --json-limit BYTES (startServer option jsonLimit) to raise it');

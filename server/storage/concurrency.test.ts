@@ -37,7 +37,7 @@ async function fieldRace(path: string, a: (i: number) => Record<string, unknown>
 
 describe('parallel partial updates of one object', () => {
   it('records (PUT and PATCH)', async () => {
-    expect((await t.req('POST', '/database', { body: { _id: 'race' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'race', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     const rec = await t.req('POST', '/database/race', { body: { title: 'x' } });
     await keyRace(`/database/race/${rec.body._id}`);
     const other = await t.req('POST', '/database/race', { body: { title: 'y' } });
@@ -83,7 +83,7 @@ describe('parallel partial updates of one object', () => {
   });
 
   it('collections (schema settings)', async () => {
-    expect((await t.req('POST', '/database', { body: { _id: 'race2' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'race2', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     await fieldRace('/database/race2', (i) => ({ name: `n${i}` }), (i) => ({ setting: { read: i % 2 ? 'public' : 'private' } }),
       async () => (await t.req('GET', '/database?limit=100')).body.data.find((c: { _id: string }) => c._id === 'race2'));
   });

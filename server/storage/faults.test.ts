@@ -15,7 +15,7 @@ const recordsFile = () => join(data.dir, 'workspaces', 'demo', 'collections', 'n
 
 beforeAll(async () => {
   t = await startTestServer({ data: data.dir });
-  expect((await t.req('POST', '/database', { body: { _id: 'notes' } })).status).toBe(201);
+  expect((await t.req('POST', '/database', { body: { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
 });
 afterEach(() => injectDiskFault(undefined));
 afterAll(async () => { injectDiskFault(undefined); await t.close(); data.remove(); });
@@ -63,11 +63,11 @@ describe('a full disk', () => {
 
   it('settings (the schema) answer 507 and keep their previous content', async () => {
     injectDiskFault({ code: 'ENOSPC', path: 'settings.json' });
-    const res = await t.req('POST', '/database', { body: { _id: 'nope' } });
+    const res = await t.req('POST', '/database', { body: { _id: 'nope', setting: { read: 'private', write: 'private', update: 'private' } } });
     expect(res.status).toBe(507);
     injectDiskFault(undefined);
     expect((await t.req('GET', '/database/nope')).status).toBe(404);
-    expect((await t.req('POST', '/database', { body: { _id: 'nope' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'nope', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
   });
 });
 
@@ -120,7 +120,7 @@ describe('the datafile', () => {
   });
 
   it('a store that cannot load answers 503 with the reason, retried after a back-off', async () => {
-    expect((await t.req('POST', '/database', { body: { _id: 'broken' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'broken', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     await t.close();
     await writeFile(join(data.dir, 'workspaces', 'demo', 'collections', 'broken.db'), 'garbage\n'.repeat(50));
     t = await startTestServer({ data: data.dir });

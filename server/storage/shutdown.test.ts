@@ -21,7 +21,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const req = (method: string, path: string, body?: unknown) => fetch(`${line.url}/app/demo${path}`, {
       method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     });
-    expect((await req('POST', '/database', { _id: 'notes' })).status).toBe(201);
+    expect((await req('POST', '/database', { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } })).status).toBe(201);
     for (let i = 0; i < 5; i++) expect((await req('POST', '/database/notes', { _id: `n${i}` })).status).toBe(201);
     writeFileSync(flag, 'ENOSPC');
     expect((await req('POST', '/database/notes', { _id: 'refused' })).status).toBe(507);

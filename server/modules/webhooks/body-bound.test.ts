@@ -12,7 +12,7 @@ beforeAll(async () => { t = await startTestServer({ data: data.dir, webhookRetry
 afterAll(async () => { await t.close(); data.remove(); });
 
 it('keeps at most 64 KiB of a body in pending deliveries and logs, marked truncated', async () => {
-  expect((await t.req('POST', '/database', { body: { _id: 'big' } })).status).toBe(201);
+  expect((await t.req('POST', '/database', { body: { _id: 'big', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
   // A receiver that refuses connections: every attempt fails and stays pending for a retry.
   const hook = await t.req('POST', '/webhooks', { body: { name: 'h', url: 'http://127.0.0.1:9/hook', events: ['record.created'] } });
   expect(hook.status, hook.text).toBe(201);

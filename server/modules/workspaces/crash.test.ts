@@ -57,7 +57,7 @@ beforeAll(async () => {
     // The old content every case starts from.
     expect((await t.consoleReq('POST', '/workspaces/demo/reset', {})).status).toBe(200);
     newPrint.reset = { collections: [], records: {}, users: [] };
-    expect((await t.req('POST', '/database', { body: { _id: 'people' } })).status).toBe(201);
+    expect((await t.req('POST', '/database', { body: { _id: 'people', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     for (const id of OLD.people) expect((await t.req('POST', '/database/people', { body: { _id: id, note: 'old' } })).status).toBe(201);
     for (const email of OLD.users) expect((await t.req('POST', '/users', { body: { email, password: 'old-password-1' } })).status).toBe(201);
     oldPrint = await fingerprint(t);
