@@ -15,7 +15,7 @@ test('create a webhook, see a delivery to a local receiver in the log, toggle it
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   try {
-    await ws.api('POST', '/database', { _id: 'orders' });
+    await ws.api('POST', '/database', { _id: 'orders', setting: { read: 'private', write: 'private', update: 'private' } });
     await page.goto(`/app/${ws.id}/webhooks`);
     await page.getByRole('button', { name: 'New webhook' }).click();
     const d = page.getByRole('dialog', { name: 'New webhook' });
