@@ -8,8 +8,7 @@ import { ConfigError, resolveConfig, isLoopbackHost, type ServerConfig, type Ser
 import { FirstAdminInput } from './modules/users/schemas.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
-import { PgDatabase } from './storage/pg/pg-store.js';
-import { DatabaseError, redactUrl } from './storage/pg/connection.js';
+import { DatabaseError } from './storage/pg/database-error.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './modules/context.js';
 import { buildApp } from './app.js';
@@ -54,6 +53,9 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
     // one is refused). The modules are not yet ported to the asynchronous store interface both
     // drivers implement (see docs/scaling.md, "Status"), and a driver that cannot serve every API
     // group must not half-work: refuse with one line rather than serve part of the API.
+    // Loaded only when asked for: the embedded default never pays for the pg client.
+    const { PgDatabase } = await import('./storage/pg/pg-store.js');
+    const { redactUrl } = await import('./storage/pg/connection.js');
     const db = await PgDatabase.open(config.database);
     await db.close();
     throw new DatabaseError(`PostgreSQL at ${redactUrl(config.database)} is reachable and its Homebase schema is current, but this Homebase does not yet serve the workspace API from PostgreSQL (see docs/scaling.md, "Status"); start without --database`);

@@ -5,9 +5,9 @@
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { migrate, SchemaTooNewError } from './schema.js';
+import { DatabaseError } from './database-error.js';
 
-/** A bad, unreachable or unusable database: its message is the one line the CLI prints. */
-export class DatabaseError extends Error {}
+export { DatabaseError };
 
 /** The URL without its password, for messages. */
 export function redactUrl(url: string): string {
