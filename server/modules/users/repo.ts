@@ -46,7 +46,7 @@ async function withBcryptSlot<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function hashPassword(password: string, cost: number): Promise<string> {
-  return withBcryptSlot(() => bcrypt.hash(password, { cost }));
+  return withBcryptSlot(() => bcrypt.hash(password, cost));
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
