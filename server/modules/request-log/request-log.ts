@@ -74,7 +74,10 @@ class RingBuffer {
   clear(): void { this.items = []; this.next = 0; }
 }
 
-interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Array<() => void> }
+/** Told of each request as it is logged (the live tail), and when the log is cleared. */
+export interface LogListener { logged(entry: RequestLogEntry): void; cleared(): void }
+
+interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Array<() => void>; listeners: Set<LogListener> }
 
 // Keyed by the Workspace object, so two servers (or a deleted and re-created workspace) in one
 // process never share a log.
@@ -82,7 +85,7 @@ const traffic = new WeakMap<Workspace, WorkspaceTraffic>();
 
 function trafficOf(ws: Workspace, size: number): WorkspaceTraffic {
   let t = traffic.get(ws);
-  if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [] }; traffic.set(ws, t); }
+  if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [], listeners: new Set() }; traffic.set(ws, t); }
   return t;
 }
 
@@ -128,7 +131,7 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
 }
 
 function record(t: WorkspaceTraffic, req: Request, status: number, started: number, wall: number): void {
-  t.log.push({
+  const entry: StoredEntry = {
     _id: `r${++t.log.seq}`,
     method: req.method,
     path: redactUrl(req.originalUrl),
@@ -137,7 +140,15 @@ function record(t: WorkspaceTraffic, req: Request, status: number, started: numb
     wall,
     accessRule: req.accessRule,
     headers: req.headers,
-  });
+  };
+  t.log.push(entry);
+  // Only a tail being watched costs anything here (one size check otherwise).
+  if (t.listeners.size) {
+    const shown = publicEntry(entry);
+    for (const l of t.listeners) {
+      try { l.logged(shown); } catch { /* a broken tail must not break the request */ }
+    }
+  }
 }
 
 /** The logged requests of a workspace, newest first. */
@@ -152,7 +163,19 @@ export function requestDetail(ws: Workspace, id: string): RequestLogDetail | und
 }
 
 export function clearRequestLog(ws: Workspace): void {
-  traffic.get(ws)?.log.clear();
+  const t = traffic.get(ws);
+  if (!t) return;
+  t.log.clear();
+  for (const l of t.listeners) {
+    try { l.cleared(); } catch { /* ignore */ }
+  }
+}
+
+/** Listens to a workspace's log from now on; returns the function that stops it. */
+export function watchRequestLog(ws: Workspace, size: number, listener: LogListener): () => void {
+  const t = trafficOf(ws, size);
+  t.listeners.add(listener);
+  return () => { t.listeners.delete(listener); };
 }
 
 /** Resolves once no admitted request of the workspace is in flight, or after `timeoutMs`

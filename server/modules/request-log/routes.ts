@@ -1,5 +1,6 @@
 // The request log API group (console API): a workspace's recent requests through the standard
-// list query. HTTP only; the log itself is request-log.ts.
+// list query, one request's detail, and the live tail. HTTP only; the log itself is
+// request-log.ts, the tail's stream tail.ts.
 import type { Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { parseListQuery, listMeta } from '../../core/list-query.js';
@@ -7,6 +8,7 @@ import { queryDocs, type Doc } from '../../storage/query.js';
 import type { FieldType } from '../../shared/models.js';
 import { ApiError } from '../../core/errors.js';
 import { requestDetail, requestLog } from './request-log.js';
+import { endTails, tailHandler } from './tail.js';
 
 /** Filter coercion for request-log entries (`filter[status]=401` matches the number). */
 const REQUEST_TYPES: Record<string, FieldType> = {
@@ -15,7 +17,7 @@ const REQUEST_TYPES: Record<string, FieldType> = {
 
 export const requestLogModule: Module = {
   name: 'request-log',
-  consoleRoutes(router: Router, _ctx: AppContext) {
+  consoleRoutes(router: Router, ctx: AppContext) {
     // The standard list query over the log, newest first unless `sort` says otherwise.
     router.get('/workspaces/:appId/requests', (req, res) => {
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => REQUEST_TYPES[p] });
@@ -23,11 +25,19 @@ export const requestLogModule: Module = {
       res.json({ data, meta: listMeta(total, q) });
     });
 
+    // The live tail (server-sent events); before the detail route, which would take 'stream' as an id.
+    router.get('/workspaces/:appId/requests/stream', tailHandler(ctx, REQUEST_TYPES));
+
     // One request with its headers (Authorization and other credentials hidden).
     router.get('/workspaces/:appId/requests/:requestId', (req, res) => {
       const detail = requestDetail(req.ws, req.params.requestId as string);
       if (!detail) throw ApiError.notFound('Request', req.params.requestId as string);
       res.json(detail);
     });
+  },
+
+  async start(ctx: AppContext) {
+    await ctx.registry.listen({ closing: (ws) => endTails(ctx, ws), deleted: (ws) => endTails(ctx, ws) });
+    ctx.closers.push(() => endTails(ctx));
   },
 };
