@@ -27,6 +27,8 @@ export class ApiError extends Error {
 /** Called when the console token is refused (401 from the console API). */
 let onUnauthorized: () => void = () => {};
 export function setUnauthorizedHandler(fn: () => void): void { onUnauthorized = fn; }
+/** For console calls made outside consoleApi (the request log's stream). */
+export function reportUnauthorized(): void { onUnauthorized(); }
 
 export interface RequestOptions {
   method?: string;

@@ -1,10 +1,13 @@
-// `/app/{app_id}/requests`: the requests the workspace's API served, newest first, refreshed
-// every 2 s, with filters by method, status class and path.
+// `/app/{app_id}/requests`: the requests the workspace's API served, newest first, with filters
+// by method, status class and path. New ones arrive by push (the console API's server-sent
+// events tail, api/request-tail.ts) and join the first page as they come; the tail pauses,
+// resumes, and reconnects by itself (reloading the page of the list when it does).
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { consoleApi, enc } from '../../api/client';
 import { keys } from '../../api/keys';
+import { useRequestTail, type TailState } from '../../api/request-tail';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { Dialog } from '../../components/dialog';
@@ -13,48 +16,71 @@ import type { ListResponse } from '../../../../server/shared/models';
 interface Entry { _id: string; method: string; path: string; status: number; durationMs: number; time: string; accessRule?: string }
 interface Detail extends Entry { headers: Record<string, string | string[]> }
 const CLASSES: Record<string, [number, number]> = { '2xx': [200, 299], '3xx': [300, 399], '4xx': [400, 499], '5xx': [500, 599] };
+const STATE_TEXT: Record<TailState, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', paused: 'Paused' };
 
 export function RequestsPage() {
   const { appId = '' } = useParams();
+  const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
   const [method, setMethod] = useState('');
   const [status, setStatus] = useState('');
   const [path, setPath] = useState('');
-  const [live, setLive] = useState(true);
+  const [paused, setPaused] = useState(false);
+  const [newer, setNewer] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
   const limit = 50;
-  const query: Record<string, string | number | undefined> = { limit, offset, 'filter[method]': method || undefined, 'filter[path][$contains]': path || undefined };
-  if (status) { query['filter[status][$gte]'] = CLASSES[status][0]; query['filter[status][$lte]'] = CLASSES[status][1]; }
+  const filters: Record<string, string | number | undefined> = { 'filter[method]': method || undefined, 'filter[path][$contains]': path || undefined };
+  if (status) { filters['filter[status][$gte]'] = CLASSES[status][0]; filters['filter[status][$lte]'] = CLASSES[status][1]; }
+  const query = { limit, offset, ...filters };
+  const listKey = keys.list(appId, 'requests', query);
   const list = useQuery({
-    queryKey: keys.list(appId, 'requests', query),
+    queryKey: listKey,
     queryFn: () => consoleApi<ListResponse<Entry>>(`/workspaces/${enc(appId)}/requests`, { query }),
-    refetchInterval: live ? 2_000 : false,
     placeholderData: keepPreviousData,
   });
+  const tail = useRequestTail<Entry>(appId, filters, paused, {
+    onEntry: (entry) => {
+      // On the first page a new request joins the top; further back it would shift the page
+      // under the reader, so it is counted instead.
+      if (offset > 0) { setNewer((n) => n + 1); return; }
+      qc.setQueryData<ListResponse<Entry>>(listKey, (old) => {
+        if (!old || old.data.some((e) => e._id === entry._id)) return old;
+        return { ...old, data: [entry, ...old.data].slice(0, limit), meta: { ...old.meta, total: old.meta.total + 1 } };
+      });
+    },
+    onStale: () => { setNewer(0); void qc.invalidateQueries({ queryKey: keys.list(appId, 'requests') }); },
+  });
+  const goTo = (o: number) => { setOffset(o); if (o === 0) setNewer(0); };
   return (
     <div className="stack">
       <div>
         <h1>Request log</h1>
-        <p className="muted">The most recent requests this workspace's API served, newest first.</p>
+        <p className="muted">The most recent requests this workspace's API served, newest first. New ones appear as they are served.</p>
       </div>
       <div className="toolbar" role="search" aria-label="Filter requests">
         <label className="check">Method
-          <select value={method} onChange={(e) => { setMethod(e.target.value); setOffset(0); }}>
+          <select value={method} onChange={(e) => { setMethod(e.target.value); goTo(0); }}>
             <option value="">Any</option>
             {['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((m) => <option key={m}>{m}</option>)}
           </select>
         </label>
         <label className="check">Status
-          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+          <select value={status} onChange={(e) => { setStatus(e.target.value); goTo(0); }}>
             <option value="">Any</option>
             {Object.keys(CLASSES).map((c) => <option key={c}>{c}</option>)}
           </select>
         </label>
         <label className="check">Path contains
-          <input value={path} onChange={(e) => { setPath(e.target.value); setOffset(0); }} placeholder="/database" />
+          <input value={path} onChange={(e) => { setPath(e.target.value); goTo(0); }} placeholder="/database" />
         </label>
-        <label className="check"><input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live</label>
+        <span style={{ flex: 1 }} />
+        <span className="server-status" role="status" aria-label="Live tail">
+          <span className={`dot ${tail === 'live' ? 'ok' : tail === 'reconnecting' ? 'down' : ''}`} aria-hidden="true" />
+          {STATE_TEXT[tail]}
+        </span>
+        <button type="button" className="small" aria-pressed={paused} onClick={() => setPaused(!paused)}>{paused ? 'Resume' : 'Pause'}</button>
       </div>
+      {newer > 0 ? <button type="button" className="small" onClick={() => goTo(0)}>{newer} newer request{newer === 1 ? '' : 's'}: show the newest</button> : null}
       <ErrorBox error={list.error} />
       <div className="table-wrap">
         <table className="list">
@@ -74,7 +100,7 @@ export function RequestsPage() {
           </tbody>
         </table>
       </div>
-      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Request log pages" /> : null}
+      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={goTo} label="Request log pages" /> : null}
       <Dialog open={!!open} side title="Request" onClose={() => setOpen(null)}>
         {open ? <RequestDetail appId={appId} id={open} /> : null}
       </Dialog>
