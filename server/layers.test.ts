@@ -62,4 +62,10 @@ describe('layers', () => {
       .flatMap((f) => importsOf(f).filter((s) => !s.startsWith('.')).map((s) => `${relative(SERVER, f)} imports ${s}`));
     expect(wrong).toEqual([]);
   });
+
+  it('storage throws its own errors, never the HTTP error type (the error handler maps them)', () => {
+    const wrong = files.filter((f) => layerOf(f) === LAYERS.indexOf('storage') && /\bApiError\b/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SERVER, f));
+    expect(wrong).toEqual([]);
+  });
 });

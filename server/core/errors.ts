@@ -52,13 +52,40 @@ export class ApiError extends Error {
   }
 }
 
-/** Base of the storage layer's errors (storage/errors.ts): a code of the catalog, no HTTP.
- *  toApiError maps them; defined here so that core needs nothing from the layers after it. */
+/** Base of the storage layer's errors (storage/errors.ts): a code of the catalog, details, and
+ *  for a 503 how soon to retry; no HTTP. toApiError maps them; defined here so that core needs
+ *  nothing from the layers after it. */
 export class StorageFailure extends Error {
-  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {
+  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>, readonly retryAfter?: number) {
     super(message);
     this.name = new.target.name;
   }
+}
+
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
+const DISK_DENIED = new Set(['EROFS', 'EPERM', 'EACCES']);
+const DISK_GONE = new Set(['ENOENT', 'ENOTDIR', 'EIO']);
+
+/** The one rule for what a file-system error means to a client: a full disk is 507, a folder
+ *  that cannot be written 503 (retry in 5 s); with `writing`, a folder gone or a failing disk too
+ *  (outside a write, ENOENT is just a missing file). The message names the folder and what to
+ *  do. Anything else: undefined. Storage wraps every write with it (storage/errors.ts); the
+ *  error handler applies it to a raw error met outside the stores (an upload's temporary file). */
+export function diskFailure(err: unknown, folder: string | undefined, writing: boolean): StorageFailure | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (!code) return undefined;
+  const where = folder ? `The folder ${folder}` : 'The data folder';
+  const details = folder ? { folder } : {};
+  if (DISK_FULL.has(code)) {
+    return new StorageFailure('INSUFFICIENT_STORAGE', `The disk holding ${folder ?? 'the data folder'} is full: the change was not saved. Free some space; writes resume by themselves.`, details);
+  }
+  if (DISK_DENIED.has(code)) {
+    return new StorageFailure('UNAVAILABLE', `${where} cannot be written (${code}${code === 'EROFS' ? ': read-only file system' : ': permission denied'}): the change was not saved. Make it writable by the server's user; writes resume by themselves.`, details, 5);
+  }
+  if (writing && DISK_GONE.has(code)) {
+    return new StorageFailure('UNAVAILABLE', `${where} cannot be written (${code}): the change was not saved. Check that the data folder is still there and its disk is attached.`, details, 5);
+  }
+  return undefined;
 }
 
 /** Last handler for unmatched routes; names the full path asked for. */
@@ -73,27 +100,32 @@ export function noRoute(method: string, url: string, hint = ''): ApiError {
 
 /** Turns anything thrown into the contract's error body; never a stack trace or a path. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const apiError = toApiError(err);
-  if (apiError.status === 500) {
-    const requestId = randomUUID();
-    logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
-    apiError.details!.requestId = requestId;
-  }
+  const apiError = publicError(err, { method: req.method, path: req.path });
   if (res.headersSent) { res.destroy(); return; }
   if (apiError.headers) res.set(apiError.headers);
   res.status(apiError.status).json(apiError.toBody());
 };
 
+/** What a client may be told of anything thrown, the one place a 500 is masked: an unexpected
+ *  error is logged with a fresh request id (and `context`), and the client gets only that id.
+ *  Every way an error leaves the server goes through here: the HTTP error handler, a refused
+ *  WebSocket upgrade, a realtime error frame, a tus upload. */
+export function publicError(err: unknown, context: Record<string, unknown> = {}, what = 'unhandled error'): ApiError {
+  const apiError = toApiError(err);
+  if (apiError.code !== 'INTERNAL') return apiError;
+  const requestId = randomUUID();
+  logger.error({ err, requestId, ...context }, what);
+  return new ApiError('INTERNAL', 'Internal server error', { requestId });
+}
+
+/** Maps anything thrown to the one error type; unknown failures become a bare INTERNAL (callers
+ *  that answer a client go through publicError, which logs it). */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof StorageFailure) return fromStorage(err);
-  // A raw file-system error of a full or unwritable disk met outside the stores (which throw
-  // their own StorageError, storage/errors.ts): 507 / 503, never 500.
-  const errno = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (errno === 'ENOSPC' || errno === 'EDQUOT') return new ApiError('INSUFFICIENT_STORAGE', 'The disk holding the data folder is full: the change was not saved. Free some space; writes resume by themselves.');
-  if (errno === 'EROFS' || errno === 'EACCES' || errno === 'EPERM') {
-    return new ApiError('UNAVAILABLE', `The data folder cannot be written (${errno}): the change was not saved. Make it writable by the server's user; writes resume by themselves.`, {}, { 'Retry-After': '5' });
-  }
+  // A raw file-system error of a full or unwritable disk met outside the stores: 507 / 503.
+  const disk = diskFailure(err, undefined, false);
+  if (disk) return fromStorage(disk);
   const e = err as { type?: string; status?: number; statusCode?: number; errorType?: string; key?: unknown; limit?: number } | undefined;
   // body-parser / raw-body errors
   if (e?.type === 'entity.too.large') return ApiError.tooLarge(`The request body is over the ${String(e.limit ?? '')}-byte limit`);
@@ -108,10 +140,12 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError('INTERNAL', 'Internal server error', {});
 }
 
+/** The storage layer's failures in the contract's shape: the code's status, its details, and a
+ *  Retry-After on a 503 (the failure's own, else 1 s). */
 function fromStorage(err: StorageFailure): ApiError {
   const details = err.details ?? {};
   switch (err.code) {
-    case 'UNAVAILABLE': return ApiError.unavailable(err.message);
+    case 'UNAVAILABLE': return new ApiError('UNAVAILABLE', err.message, err.details, { 'Retry-After': String(err.retryAfter ?? 1) });
     case 'RATE_LIMITED': return ApiError.rateLimited(Number(details.retryAfter) || 1);
     case 'VALIDATION_ERROR': return ApiError.invalidField(String(details.field ?? ''), (details.reason as ValidationReason | undefined) ?? 'invalid', err.message);
     default: return new ApiError(err.code, err.message, err.details);

@@ -11,7 +11,8 @@
 import Datastore from 'nedb-promises';
 import model from '@seald-io/nedb/lib/model.js';
 import { rm } from 'node:fs/promises';
-import { StorageError, StoreUnavailableError, UniqueViolationError, UnstorableValueError } from './errors.js';
+import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } from './errors.js';
+import { StorageFailure } from '../core/errors.js';
 import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
 import { DataFile, compactText, readDatafile, serialize } from './datafile.js';
@@ -503,7 +504,7 @@ function uniqueViolated(key: unknown): Error {
 }
 
 export function translateNedbError(err: unknown): unknown {
-  if (err instanceof StorageError) return err;
+  if (err instanceof StorageFailure) return err;
   const e = err as { errorType?: string; key?: unknown; message?: string };
   if (e?.errorType === 'uniqueViolated') {
     return new UniqueViolationError('A unique constraint was violated', { value: e.key as string });

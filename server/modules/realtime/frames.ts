@@ -2,7 +2,7 @@
 // unsubscribe to topics with the REST access rules, and chat messages posted through the same
 // chats service as REST. Also the re-checks of a socket's session and subscriptions.
 import type { AppContext } from '../context.js';
-import { ApiError, toApiError } from '../../core/errors.js';
+import { ApiError, publicError, toApiError } from '../../core/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../../core/http.js';
 import { checkAccess } from '../database/access.js';
 import { recheckAuth } from '../auth/authenticate.js';
@@ -61,10 +61,10 @@ export async function revalidate(hub: Hub, client: Client): Promise<void> {
 }
 
 function errorFrame(err: unknown, extra: { topic?: string; id?: unknown }) {
-  const e = toApiError(err);
+  const e = publicError(err, { topic: extra.topic }, 'realtime frame failed');
   return {
     type: 'error' as const, code: e.code, message: e.message,
-    ...(e.details && e.code !== 'INTERNAL' ? { details: e.details } : {}),
+    ...(e.details ? { details: e.details } : {}),
     ...(extra.topic !== undefined ? { topic: extra.topic } : {}),
     ...(extra.id !== undefined ? { id: extra.id } : {}),
   };

@@ -1,13 +1,12 @@
 // The realtime API group: the WebSocket endpoint `/api/app/{app_id}/realtime` on the same HTTP
 // server. Authenticates the upgrade (?token= or Authorization: Bearer), then hands frames to
 // frames.ts and bus events to the hub; pings every socket and drops the silent ones.
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AppContext, Module, UpgradeHandler } from '../context.js';
-import { ApiError, toApiError } from '../../core/errors.js';
+import { ApiError, publicError } from '../../core/errors.js';
 import { authenticateToken, bearerToken, type AuthInfo } from '../auth/authenticate.js';
 import { loopbackHostGuard } from '../../core/http.js';
 import { isLoopbackHost } from '../../core/config.js';
@@ -26,12 +25,8 @@ export const hubs = new WeakMap<AppContext, Hub>();
 /** Refuses an upgrade request with a complete HTTP response, as the API answers errors: the
  *  contract's error body, its Content-Type and Content-Length, nosniff, the error's own headers
  *  (Retry-After of a 503), and Connection: close. */
-export function rejectUpgrade(socket: Duplex, err: ApiError): void {
-  if (err.status >= 500 && err.code === 'INTERNAL') {
-    const requestId = randomUUID();
-    logger.error({ err, requestId }, 'realtime upgrade failed');
-    err = new ApiError('INTERNAL', 'Internal server error', { requestId });
-  }
+export function rejectUpgrade(socket: Duplex, thrown: unknown): void {
+  const err = publicError(thrown, {}, 'realtime upgrade failed');
   const body = JSON.stringify(err.toBody());
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',
@@ -102,13 +97,13 @@ export const realtimeModule: Module = {
           guardHost(req);
           rejectUpgrade(socket, new ApiError('NOT_FOUND', `No route for ${req.method ?? 'GET'} ${url.pathname}`));
         } catch (err) {
-          rejectUpgrade(socket, toApiError(err));
+          rejectUpgrade(socket, err);
         }
         return true;
       }
       let appId: string;
       try { appId = decodeURIComponent(m[1]); } catch { rejectUpgrade(socket, ApiError.notFound('Workspace')); return true; }
-      accept(req, socket, head, appId, url).catch((err) => rejectUpgrade(socket, toApiError(err)));
+      accept(req, socket, head, appId, url).catch((err) => rejectUpgrade(socket, err));
       return true;
     };
     ctx.upgradeHandlers.push(handler);

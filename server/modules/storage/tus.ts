@@ -4,14 +4,13 @@
 // signed-in user, and an unfinished upload can only be continued by the user who began it (or
 // an admin). A finished upload becomes a file object whose `_id` is the upload id.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
 import { Server as TusServer, EVENTS, type Upload } from '@tus/server';
 import { FileStore } from '@tus/file-store';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, publicError } from '../../core/errors.js';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/error-codes.js';
 import { actorOf, requireUser } from '../auth/authenticate.js';
 import { isValidId, newId } from '../../core/ids.js';
@@ -124,9 +123,9 @@ export class TusUploads {
       onResponseError: (_req, err) => {
         const status = (err as { status_code?: number }).status_code ?? 500;
         if (status < 500) return undefined;
-        const requestId = randomUUID();
-        logger.error({ err, requestId, workspace: ws.id }, 'tus upload failed');
-        return { status_code: 500, body: requestId };
+        const masked = publicError(err, { workspace: ws.id }, 'tus upload failed');
+        // A full or unwritable disk keeps its 507 / 503 and message; anything else is a masked 500.
+        return { status_code: masked.status, body: masked.code === 'INTERNAL' ? String(masked.details?.requestId) : masked.message };
       },
     });
     // Error answers in the contract's shape, like every other route, wherever the status has a
