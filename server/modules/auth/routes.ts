@@ -6,7 +6,7 @@ import { actorOf, adminOnly, requireUser } from './authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { publicUser } from '../users/repo.js';
-import { assertWritable } from '../users/schemas.js';
+import { writableBody } from '../users/schemas.js';
 import { changeUser } from '../users/service.js';
 import { ChangePasswordBody, ForgotBody, LoginBody, LogoutBody, ME_READ_ONLY, RefreshBody, REGISTER_READ_ONLY, RegisterBody, ResetBody, UpdateMeBody } from './schemas.js';
 import * as auth from './service.js';
@@ -28,8 +28,7 @@ export const authModule: Module = {
     const limiter = limiterOf(ctx);
 
     router.post('/auth/register', async (req, res) => {
-      assertWritable(req.body, REGISTER_READ_ONLY);
-      const body = parseBody(RegisterBody, req.body);
+      const body = parseBody(RegisterBody, writableBody(req.body, REGISTER_READ_ONLY));
       res.status(201).json(await auth.register(ctx, req.ws, body));
     });
 
@@ -67,8 +66,7 @@ export const authModule: Module = {
 
     const updateMe = async (req: Request, res: Response) => {
       const me = requireUser(req);
-      assertWritable(req.body, ME_READ_ONLY);
-      const body = parseBody(UpdateMeBody, req.body);
+      const body = parseBody(UpdateMeBody, writableBody(req.body, ME_READ_ONLY, publicUser(me.user)));
       res.json(publicUser(await changeUser(ctx, req.ws, me.userId, body, { actor: actorOf(req) })));
     };
     router.put('/auth/me', updateMe);

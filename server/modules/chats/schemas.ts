@@ -1,7 +1,7 @@
 // Request bodies of the chats API (channels, members, messages), shared by REST, the realtime
 // socket and scenario steps so that every path validates the same way.
 import { z } from 'zod';
-import { ApiError } from '../../core/errors.js';
+import { SERVER_FIELDS } from '../../core/read-only.js';
 
 export const CHANNEL_TYPES = ['group', 'direct'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -37,13 +37,9 @@ export const updateMessageSchema = z.strictObject({
   type: messageType.optional(),
 });
 
-/** 422 `read_only` for the first server-managed field a body tries to set. */
-export function rejectReadOnly(body: unknown, fields: readonly string[]): void {
-  if (body === null || typeof body !== 'object') return;
-  for (const f of fields) {
-    if (Object.prototype.hasOwnProperty.call(body, f)) throw ApiError.invalidField(f, 'read_only', `'${f}' cannot be changed`);
-  }
-}
-
-export const CHANNEL_READ_ONLY = ['_id', '_owner', 'type', 'createdAt', 'updatedAt'] as const;
-export const MESSAGE_READ_ONLY = ['_id', 'channelId', 'author', 'createdAt', 'updatedAt'] as const;
+// Server-managed fields (the one rule: core/read-only.ts). A channel's `type` is chosen at
+// creation; a message's channel comes from the path and its author from the token.
+export const NEW_CHANNEL_READ_ONLY = [...SERVER_FIELDS, '_owner'] as const;
+export const NEW_MESSAGE_READ_ONLY = [...SERVER_FIELDS, 'author'] as const;
+export const CHANNEL_READ_ONLY = [...NEW_CHANNEL_READ_ONLY, 'type'] as const;
+export const MESSAGE_READ_ONLY = [...NEW_MESSAGE_READ_ONLY, 'channelId'] as const;

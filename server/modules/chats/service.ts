@@ -8,12 +8,13 @@ import type { StoreQuery } from '../../storage/query.js';
 import type { EventType } from '../../shared/events.js';
 import { actorOf, type AuthInfo } from '../auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
+import { withoutReadOnly } from '../../core/read-only.js';
 import { parseBody } from '../../core/validate.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { findUser } from '../users/repo.js';
 import {
-  addMemberSchema, createChannelSchema, postMessageSchema, rejectReadOnly, updateChannelSchema, updateMessageSchema,
-  CHANNEL_READ_ONLY, MESSAGE_READ_ONLY,
+  addMemberSchema, createChannelSchema, postMessageSchema, updateChannelSchema, updateMessageSchema,
+  CHANNEL_READ_ONLY, MESSAGE_READ_ONLY, NEW_CHANNEL_READ_ONLY, NEW_MESSAGE_READ_ONLY,
 } from './schemas.js';
 import {
   channelsStore, isMember, messagesStore, monotonicNow, publicChannel, queryArray, withChannelLock,
@@ -85,8 +86,7 @@ export async function getChannel(_ctx: AppContext, ws: Workspace, id: string, op
 }
 
 export async function createChannel(ctx: AppContext, ws: Workspace, input: unknown, opts: ServiceOpts): Promise<Channel> {
-  rejectReadOnly(input, ['_id', '_owner', 'createdAt', 'updatedAt']);
-  const body = parseBody(createChannelSchema, input);
+  const body = parseBody(createChannelSchema, withoutReadOnly(input, NEW_CHANNEL_READ_ONLY));
   const type = body.type ?? 'group';
   const me = opts.auth.userId;
   const others = (await existingUsers(ws, body.members ?? [], 'members')).filter((id) => id !== me);
@@ -121,8 +121,7 @@ export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, 
   return withChannelLock(ws, id, async () => {
     const channel = await loadChannel(ws, id);
     assertOwnerOrAdmin(channel, opts.auth, 'change this channel');
-    rejectReadOnly(input, CHANNEL_READ_ONLY);
-    const body = parseBody(updateChannelSchema, input);
+    const body = parseBody(updateChannelSchema, withoutReadOnly(input, CHANNEL_READ_ONLY, publicChannel(channel)));
     if (channel.type === 'group' && body.name !== undefined && !body.name.trim()) throw ApiError.invalidField('name', 'too_short', "A group channel's 'name' cannot be empty");
     const next: ChannelDoc = { ...channel, updatedAt: nowIso() };
     if (body.name !== undefined) next.name = body.name;
@@ -218,7 +217,7 @@ export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMes
   if (typeof channelId !== 'string' || !channelId) throw ApiError.invalidField('channelId', 'required');
   const channel = await loadChannel(ws, channelId);
   assertMember(channel, opts.auth);
-  const body = parseBody(postMessageSchema, rest);
+  const body = parseBody(postMessageSchema, withoutReadOnly(rest, NEW_MESSAGE_READ_ONLY));
   const now = monotonicNow();
   const doc: MessageDoc = {
     _id: newId(),
@@ -256,8 +255,7 @@ async function applyMessageUpdate(ctx: AppContext, ws: Workspace, id: string, in
   if (message.author._id !== opts.auth.userId) throw ApiError.forbidden('Only the author may edit a message');
   const channel = await loadChannel(ws, message.channelId);
   if (!isMember(channel, opts.auth.userId)) throw ApiError.forbidden('Only members of this channel may edit its messages');
-  rejectReadOnly(input, MESSAGE_READ_ONLY);
-  const body = parseBody(updateMessageSchema, input);
+  const body = parseBody(updateMessageSchema, withoutReadOnly(input, MESSAGE_READ_ONLY, message));
   const next: MessageDoc = { ...message, ...body, updatedAt: nowIso() };
   const saved = (await (await messagesStore(ws)).replace(id, next)) as MessageDoc | undefined;
   if (!saved) throw ApiError.notFound('Message', id);

@@ -19,6 +19,7 @@ import { findCollection, getCollection } from './collections.js';
 import { desiredIndexes, recordsStore } from './indexes.js';
 import { SYSTEM_KEYS, validateData } from './validation.js';
 import { checkKeys } from '../../core/keys.js';
+import { readOnlyErrors } from '../../core/read-only.js';
 
 export { getCollection };
 
@@ -78,10 +79,10 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
     // In any case: Express routes ignore case, so `/database/c/Fields` is the fields route.
     else if (isReservedRecordId(_id)) errors.push({ field: '_id', reason: 'invalid', message: `'${_id}' is reserved (fields, views and indexes, in any case)` });
   }
-  // Admins may create a record on behalf of a user; otherwise the owner is the caller.
-  if (_owner !== undefined && !(opts.auth?.isAdmin && typeof _owner === 'string')) errors.push(readOnly('_owner'));
-  if (createdAt !== undefined) errors.push(readOnly('createdAt'));
-  if (updatedAt !== undefined) errors.push(readOnly('updatedAt'));
+  // The client may name a record's `_id`; an admin may create it on behalf of a user (`_owner`);
+  // the rest is the server's (core/read-only.ts).
+  const onBehalf = opts.auth?.isAdmin && typeof _owner === 'string';
+  errors.push(...readOnlyErrors(input, onBehalf ? ['createdAt', 'updatedAt'] : ['_owner', 'createdAt', 'updatedAt']));
   const { data, errors: fieldErrors } = validateData(def.fields, rest, 'create');
   errors.push(...fieldErrors);
   if (errors.length) throw ApiError.validation(errors);
@@ -116,11 +117,10 @@ async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   if (!existing) throw ApiError.notFound('Record', id);
   assertMayRead(def, opts.auth, existing);
   assertRecordAccess(def, 'update', opts.auth, existing);
+  // System keys repeating the record's values are ignored; changing one is refused.
+  const errors = readOnlyErrors(patch, SYSTEM_KEYS, existing);
   const rest: Record<string, unknown> = {};
-  const errors: FieldError[] = [];
-  for (const [key, value] of Object.entries(patch)) {
-    if ((SYSTEM_KEYS as readonly string[]).includes(key)) { if (value !== existing[key]) errors.push(readOnly(key)); } else rest[key] = value;
-  }
+  for (const [key, value] of Object.entries(patch)) if (!(SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = value;
   errors.push(...checkKeys(rest));
   const { errors: fieldErrors } = validateData(def.fields, rest, 'update');
   errors.push(...fieldErrors);
@@ -175,10 +175,6 @@ function assertMayRead(def: CollectionDef, auth: AuthInfo | null, record: Doc): 
     if (!auth) checkAccess(def, 'read', auth); // 401, as a GET without a token
     assertRecordAccess(def, 'read', auth, record);
   }
-}
-
-function readOnly(field: string): FieldError {
-  return { field, reason: 'read_only', message: `'${field}' is read-only` };
 }
 
 function assertObject(input: unknown): asserts input is Record<string, unknown> {

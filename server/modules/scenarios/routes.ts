@@ -6,6 +6,7 @@ import { parseBody } from '../../core/validate.js';
 import { ApiError } from '../../core/errors.js';
 import { checkKeys } from '../../core/keys.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
+import { crudRoutes } from '../crud-routes.js';
 import { NewScenarioBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
 import { ScenarioEngine } from './engine.js';
 import { executionStore } from './runner.js';
@@ -42,33 +43,20 @@ export const scenariosModule: Module = {
     const engine = engineOf(ctx);
     const id = (req: Request) => req.params.id as string;
 
-    admin.get('/scenarios', async (req, res) => {
-      const q = parseListQuery(req.query);
-      const { data, total } = await listScenarios(req.ws, q);
-      res.json({ data, meta: listMeta(total, q) });
-    });
-
-    admin.post('/scenarios', async (req, res) => {
-      const body = parseBody(NewScenarioBody, req.body);
-      assertStorableKeys(body);
-      res.status(201).json(await createScenario(req.ws, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
-    });
-
-    admin.get('/scenarios/:id', async (req, res) => {
-      res.json(publicScenario(await getScenarioDoc(req.ws, id(req))));
-    });
-
-    const update = async (req: Request, res: Response) => {
-      const body = parseBody(ScenarioChangesBody, req.body);
-      assertStorableKeys(body);
-      res.json(await updateScenario(req.ws, engine, id(req), { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined }));
-    };
-    admin.put('/scenarios/:id', update);
-    admin.patch('/scenarios/:id', update);
-
-    admin.delete('/scenarios/:id', async (req, res) => {
-      await deleteScenario(req.ws, engine, id(req));
-      res.status(204).end();
+    crudRoutes(admin, '/scenarios', {
+      list: listScenarios,
+      create: (req, raw) => {
+        const body = parseBody(NewScenarioBody, raw);
+        assertStorableKeys(body);
+        return createScenario(req.ws, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined });
+      },
+      get: async (ws, scenarioId) => publicScenario(await getScenarioDoc(ws, scenarioId)),
+      update: (req, scenarioId, raw) => {
+        const body = parseBody(ScenarioChangesBody, raw);
+        assertStorableKeys(body);
+        return updateScenario(req.ws, engine, scenarioId, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined });
+      },
+      remove: (req, scenarioId) => deleteScenario(req.ws, engine, scenarioId),
     });
 
     admin.post('/scenarios/:id/activate', async (req, res) => {

@@ -8,7 +8,7 @@ import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { StoreQuery } from '../../storage/query.js';
 import { findUser, publicUser, usersStore } from './repo.js';
-import { assertWritable, CreateUserBody, HIDDEN_FIELDS, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
+import { writableBody, CreateUserBody, HIDDEN_FIELDS, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
 import { changeUser, createUser, removeUser } from './service.js';
 
 export const usersModule: Module = {
@@ -31,15 +31,15 @@ export const usersModule: Module = {
     });
 
     admin.post('/users', async (req, res) => {
-      assertWritable(req.body, SYSTEM_FIELDS);
-      const body = parseBody(CreateUserBody, req.body);
+      const body = parseBody(CreateUserBody, writableBody(req.body, SYSTEM_FIELDS));
       res.status(201).json(publicUser(await createUser(ctx, req.ws, body, actorOf(req))));
     });
 
     const update = async (req: Request, res: Response) => {
       const caller = requireUser(req);
-      assertWritable(req.body, SYSTEM_FIELDS);
-      const body = parseBody(UpdateUserBody, req.body);
+      const current = await findUser(req.ws, req.params.id as string);
+      if (!current) throw ApiError.notFound('User', req.params.id as string);
+      const body = parseBody(UpdateUserBody, writableBody(req.body, SYSTEM_FIELDS, publicUser(current)));
       const user = await changeUser(ctx, req.ws, req.params.id as string, body, { actor: actorOf(req), keepSessionId: caller.sessionId });
       res.json(publicUser(user));
     };

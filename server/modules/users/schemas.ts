@@ -5,6 +5,7 @@ import { ApiError } from '../../core/errors.js';
 import type { FieldError } from '../../shared/error-codes.js';
 import { checkKeys } from '../../core/keys.js';
 import { IdSchema } from '../../core/ids.js';
+import { readOnlyErrors, SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
 
 /** The one email rule: the API, the console's first admin, imports and seeds, record fields of
  *  type `email`. Stored lower-cased and trimmed (repo.ts normalizeEmail). */
@@ -23,21 +24,24 @@ export const NameSchema = z.string().max(200);
 export const RoleSchema = z.string().min(1).max(64);
 
 /** Fields no client ever writes on a user. */
-export const SYSTEM_FIELDS = ['_id', 'passwordHash', 'createdAt', 'updatedAt'];
+export const SYSTEM_FIELDS = [...SERVER_FIELDS, 'passwordHash'];
 
-/** Refuses read-only keys (422 read_only) and keys the store cannot hold (`$x`, `a.b`: 422 format),
- *  all at once. Profile fields beyond the known ones are stored as given. */
-export function assertWritable(body: unknown, readOnly: readonly string[]): void {
-  if (body === null || typeof body !== 'object') return; // parseBody reports it
-  const errors: FieldError[] = [];
+/** Refuses read-only keys (the one rule, core/read-only.ts: 422 read_only unless repeating the
+ *  value of `current`, the user as a GET shows it) and keys the store cannot hold (`$x`, `a.b`:
+ *  422 format), all at once; returns the body without the read-only keys. Profile fields
+ *  beyond the known ones are stored as given. */
+export function writableBody(body: unknown, readOnly: readonly string[], current?: object): unknown {
+  if (body === null || typeof body !== 'object') return body; // parseBody reports it
+  const errors: FieldError[] = readOnlyErrors(body, readOnly, current);
   for (const key of Object.keys(body)) {
-    if (readOnly.includes(key)) errors.push({ field: key, reason: 'read_only', message: `'${key}' is read-only` });
-    else if (key.startsWith('$') || key.includes('.') || key === '') errors.push({ field: key, reason: 'format', message: 'Field names may not be empty, start with $ or contain a dot' });
+    if (readOnly.includes(key)) continue;
+    if (key.startsWith('$') || key.includes('.') || key === '') errors.push({ field: key, reason: 'format', message: 'Field names may not be empty, start with $ or contain a dot' });
     // Keys inside a profile field's value (`meta.$gt`) are named too: the store would refuse
     // them with no field to point at.
     else errors.push(...checkKeys({ [key]: (body as Record<string, unknown>)[key] }));
   }
   if (errors.length) throw ApiError.validation(errors);
+  return withoutReadOnly(body, readOnly, current);
 }
 
 export const CreateUserBody = z.object({

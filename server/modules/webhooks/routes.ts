@@ -1,10 +1,11 @@
 // The webhooks API group: CRUD (admin), delivery logs, test events; and the
 // delivery queue's wiring to the bus and the workspace lifecycle.
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { adminOnly } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
+import { crudRoutes } from '../crud-routes.js';
 import { ApiError } from '../../core/errors.js';
 import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
@@ -24,29 +25,12 @@ export const webhooksModule: Module = {
   workspaceRoutes(router: Router, ctx: AppContext) {
     // Administrators only, the whole group.
     const admin = adminOnly(router);
-    admin.get('/webhooks', async (req, res) => {
-      const q = parseListQuery(req.query);
-      const { data, total } = await listWebhooks(req.ws, q);
-      res.json({ data, meta: listMeta(total, q) });
-    });
-
-    admin.post('/webhooks', async (req, res) => {
-      res.status(201).json(await createWebhook(req.ws, parseBody(NewWebhookBody, req.body)));
-    });
-
-    admin.get('/webhooks/:id', async (req, res) => {
-      res.json(publicWebhook(await getWebhookDoc(req.ws, req.params.id as string)));
-    });
-
-    const update = async (req: Request, res: Response) => {
-      res.json(await updateWebhook(req.ws, req.params.id as string, parseBody(WebhookChangesBody, req.body)));
-    };
-    admin.put('/webhooks/:id', update);
-    admin.patch('/webhooks/:id', update);
-
-    admin.delete('/webhooks/:id', async (req, res) => {
-      await deleteWebhook(req.ws, req.params.id as string);
-      res.status(204).end();
+    crudRoutes(admin, '/webhooks', {
+      list: listWebhooks,
+      create: (req, body) => createWebhook(req.ws, parseBody(NewWebhookBody, body)),
+      get: async (ws, id) => publicWebhook(await getWebhookDoc(ws, id)),
+      update: (req, id, body) => updateWebhook(req.ws, id, parseBody(WebhookChangesBody, body)),
+      remove: (req, id) => deleteWebhook(req.ws, id),
     });
 
     admin.get('/webhooks/:id/logs', async (req, res) => {
