@@ -120,7 +120,7 @@ async function viaFolder(o: AdminOptions): Promise<AdminResult> {
     if (!ws) throw new AdminCommandError(`No workspace '${o.workspace}' in ${o.data} (it has: ${registry.list().map((w) => w._id).join(', ') || 'none'})`);
     let password: string | undefined;
     let created = false;
-    const admins = (await ws.store('users')).findBy('role', 'admin') as UserDoc[];
+    const admins = (await (await ws.store('users')).findBy('role', 'admin')) as UserDoc[];
     if (admins.length === 0) {
       // A way out of a workspace nobody can administer (a dump imported without an admin).
       password = o.password ?? config.adminPassword ?? generatePassword();

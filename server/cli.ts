@@ -171,7 +171,7 @@ async function offline(run: () => Promise<void>) {
 async function firstAdminEmail(srv: Awaited<ReturnType<typeof startServer>>, workspace: string): Promise<string | undefined> {
   const ws = srv.ctx.registry.get(workspace);
   const id = ws?.settings.data.firstAdminId;
-  const user = id ? (await ws!.store('users')).get(id) as { email?: string } | undefined : undefined;
+  const user = id ? (await (await ws!.store('users')).get(id)) as { email?: string } | undefined : undefined;
   return user?.email;
 }
 

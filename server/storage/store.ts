@@ -1,6 +1,7 @@
 // The store interface both drivers implement: the embedded stores (DocStore over nedb, in this
 // process's memory) and PostgreSQL (PgDocStore, a table per store). Everything is asynchronous,
-// as the database is; the embedded driver answers at once.
+// as the database is; the embedded driver answers at once. Modules use only this interface, so
+// they do not know which driver is underneath.
 import type { Condition, Doc, QueryResult, StoreQuery } from './query.js';
 import { translateNedbError, type DocStore, type IndexSpec } from './doc-store.js';
 
@@ -20,32 +21,71 @@ export interface Store {
   removeWhere(conditions: Condition[]): Promise<number>;
   /** Swaps the whole content at once; a unique violation leaves the old content. */
   replaceAll(docs: Doc[]): Promise<void>;
+  /** Runs `fn` alone among the sections on the same key (a document id, or a name such as
+   *  `$admins`): a read-modify-write never interleaves with another on that key, in this
+   *  process and, on PostgreSQL, across processes. */
+  exclusive<T>(key: string, fn: () => Promise<T> | T): Promise<T>;
+  /** Reads document `id`, computes its next version with `change` (undefined: leave it) and
+   *  writes it, within `exclusive(id)`. Resolves to the stored result, or undefined when the
+   *  document is missing or `change` left it. */
+  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>): Promise<Doc | undefined>;
   ensureIndex(spec: IndexSpec): Promise<void>;
   removeIndex(fieldName: string): Promise<void>;
   listIndexes(): Promise<Array<{ fieldName: string; unique: boolean }>>;
   drop(): Promise<void>;
 }
 
+/** The embedded DocStore seen through the shared interface (one wrapper per DocStore, so that
+ *  per-store state kept by modules in WeakMaps follows the store). */
+export class EmbeddedStore implements Store {
+  constructor(readonly doc: DocStore) {}
+  async get(id: string) { return this.doc.get(id); }
+  async find(q: StoreQuery) { return this.doc.find(q); }
+  async findBy(path: string, value: unknown) { return this.doc.findBy(path, value); }
+  async all() { return this.doc.all(); }
+  async count() { return this.doc.size; }
+  insert(doc: Doc) { return this.doc.insert(doc); }
+  insertMany(docs: Doc[]) { return this.doc.insertMany(docs); }
+  replace(id: string, doc: Doc) { return this.doc.replace(id, doc); }
+  remove(id: string) { return this.doc.remove(id); }
+  async removeWhere(conditions: Condition[]) {
+    const ids = this.doc.find({ conditions, sort: [], limit: Number.MAX_SAFE_INTEGER, offset: 0 }).data.map((d) => d._id);
+    return ids.length ? this.doc.removeWhere({ _id: { $in: ids } }) : 0;
+  }
+  replaceAll(docs: Doc[]) { return this.doc.replaceAll(docs).catch((err) => { throw translateNedbError(err); }); }
+  exclusive<T>(key: string, fn: () => Promise<T> | T) { return this.doc.exclusive(key, fn); }
+  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>) { return this.doc.update(id, change); }
+  ensureIndex(spec: IndexSpec) { return this.doc.ensureIndex(spec); }
+  removeIndex(fieldName: string) { return this.doc.removeIndex(fieldName); }
+  async listIndexes() { return this.doc.listIndexes(); }
+  drop() { return this.doc.drop(); }
+}
+
+const wrappers = new WeakMap<DocStore, EmbeddedStore>();
+
 /** The embedded DocStore seen through the shared interface. */
-export function embeddedStore(s: DocStore): Store {
-  return {
-    get: async (id) => s.get(id),
-    find: async (q) => s.find(q),
-    findBy: async (path, value) => s.findBy(path, value),
-    all: async () => s.all(),
-    count: async () => s.size,
-    insert: (doc) => s.insert(doc),
-    insertMany: (docs) => s.insertMany(docs),
-    replace: (id, doc) => s.replace(id, doc),
-    remove: (id) => s.remove(id),
-    removeWhere: async (conditions) => {
-      const ids = s.find({ conditions, sort: [], limit: Number.MAX_SAFE_INTEGER, offset: 0 }).data.map((d) => d._id);
-      return ids.length ? s.removeWhere({ _id: { $in: ids } }) : 0;
-    },
-    replaceAll: (docs) => s.replaceAll(docs).catch((err) => { throw translateNedbError(err); }),
-    ensureIndex: (spec) => s.ensureIndex(spec),
-    removeIndex: (f) => s.removeIndex(f),
-    listIndexes: async () => s.listIndexes(),
-    drop: () => s.drop(),
-  };
+export function embeddedStore(s: DocStore): EmbeddedStore {
+  let w = wrappers.get(s);
+  if (!w) { w = new EmbeddedStore(s); wrappers.set(s, w); }
+  return w;
+}
+
+const indexed = new WeakMap<Store, Map<string, Promise<void>>>();
+
+/** Makes sure a store carries these indexes (created once per store handle; later calls cost a
+ *  lookup, not a round trip to the database). Resolves to the store. */
+export async function withIndexes(store: Store, specs: IndexSpec[]): Promise<Store> {
+  let done = indexed.get(store);
+  if (!done) { done = new Map(); indexed.set(store, done); }
+  for (const spec of specs) {
+    const key = `${spec.fieldName}\u0000${spec.unique ? 1 : 0}`;
+    let p = done.get(key);
+    if (!p) {
+      p = store.ensureIndex(spec);
+      done.set(key, p);
+      p.catch(() => { if (done!.get(key) === p) done!.delete(key); });
+    }
+    await p;
+  }
+  return store;
 }

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DocStore } from './doc-store.js';
+import { embeddedStore, type Store } from './store.js';
 import { SettingsStore } from './settings-store.js';
 import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
 import { recoverSwap } from './swap.js';
@@ -73,7 +74,12 @@ export class Workspace {
   /** A document store, opened (and loaded) on first use. A store that fails to load answers
    *  503 naming the reason, and is tried again only after a back-off (1 s, doubling up to a
    *  minute): requests in between fail at once, holding nothing, so memory stays flat. */
-  store(name: string): Promise<DocStore> {
+  store(name: string): Promise<Store> {
+    return this.docStore(name).then(embeddedStore);
+  }
+
+  /** The embedded DocStore behind a store (the staged swaps of state.ts write its file). */
+  docStore(name: string): Promise<DocStore> {
     let store = this.stores.get(name);
     if (!store) {
       if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
@@ -97,7 +103,7 @@ export class Workspace {
   }
 
   /** The records of a collection. */
-  records(collectionId: string): Promise<DocStore> { return this.store(`collections/${collectionId}`); }
+  records(collectionId: string): Promise<Store> { return this.store(`collections/${collectionId}`); }
 
   /** Names of every store this workspace has, open or only on disk. */
   async storeNames(): Promise<string[]> {

@@ -1,7 +1,7 @@
 // The workspace outbox: emails Homebase would have sent (password recovery), kept in the
 // `outbox` store so that a developer or a test suite can read them on the console API.
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore } from '../../storage/doc-store.js';
+import type { Store } from '../../storage/store.js';
 import { newId } from '../../core/ids.js';
 
 export interface OutboxEmail {
@@ -15,7 +15,7 @@ export interface OutboxEmail {
   [key: string]: unknown;
 }
 
-export function outboxStore(ws: Workspace): Promise<DocStore> {
+export function outboxStore(ws: Workspace): Promise<Store> {
   return ws.store('outbox');
 }
 

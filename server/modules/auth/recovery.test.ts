@@ -68,10 +68,10 @@ describe('password recovery', () => {
     await t.req('POST', '/auth/forgot-password', { token: null, body: { email: u.email } });
     const { token } = (await outbox()).data[0];
     const ws = t.srv.ctx.registry.require('demo');
-    const stored = JSON.stringify((await ws.store('reset-tokens')).all());
+    const stored = JSON.stringify(await (await ws.store('reset-tokens')).all());
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(token.slice(4));
-    const sessions = JSON.stringify((await ws.store('sessions')).all());
+    const sessions = JSON.stringify(await (await ws.store('sessions')).all());
     expect(sessions).not.toContain(u.refreshToken);
   });
 

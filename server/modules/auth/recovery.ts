@@ -2,7 +2,7 @@
 // (store `reset-tokens`); the token itself travels only in the recovery email of the outbox.
 import { randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore } from '../../storage/doc-store.js';
+import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import type { UserDoc } from '../users/repo.js';
@@ -13,11 +13,8 @@ export const RESET_TTL_SECONDS = 3600;
 
 interface ResetTokenDoc { _id: string; userId: string; tokenHash: string; expiresAt: string; createdAt: string; [key: string]: unknown }
 
-async function resetStore(ws: Workspace): Promise<DocStore> {
-  const store = await ws.store('reset-tokens');
-  if (!store.hasIndex('tokenHash')) await store.ensureIndex({ fieldName: 'tokenHash', unique: true });
-  if (!store.hasIndex('userId')) await store.ensureIndex({ fieldName: 'userId' });
-  return store;
+async function resetStore(ws: Workspace): Promise<Store> {
+  return withIndexes(await ws.store('reset-tokens'), [{ fieldName: 'tokenHash', unique: true }, { fieldName: 'userId' }]);
 }
 
 /** Issues a reset token for a user and writes the recovery email to the outbox. */
@@ -27,7 +24,7 @@ export async function sendRecoveryEmail(ws: Workspace, user: UserDoc): Promise<v
   const expiresAt = new Date(Date.now() + RESET_TTL_SECONDS * 1000).toISOString();
   // Expired tokens of this user are dropped here, so the store does not grow without bound.
   const now = Date.now();
-  for (const old of store.findBy('userId', user._id) as ResetTokenDoc[]) {
+  for (const old of (await store.findBy('userId', user._id)) as ResetTokenDoc[]) {
     if (Date.parse(old.expiresAt) <= now) await store.remove(old._id);
   }
   await store.insert({ _id: newId(), userId: user._id, tokenHash: hashToken(token), expiresAt, createdAt: nowIso() });
@@ -44,19 +41,20 @@ export async function sendRecoveryEmail(ws: Workspace, user: UserDoc): Promise<v
   });
 }
 
-// Consumption is synchronous up to the removal being queued, so one token cannot be spent twice.
+// One token cannot be spent twice: only the caller whose removal took it away spends it (and,
+// within this process, a second caller is turned away while the first removal is under way).
 const spending = new Set<string>();
 
 /** Spends a reset token: resolves to its user id; unknown, used or expired → 422 token invalid. */
 export async function consumeResetToken(ws: Workspace, token: string): Promise<string> {
   const store = await resetStore(ws);
   const hash = hashToken(token);
-  const doc = store.findBy('tokenHash', hash)[0] as ResetTokenDoc | undefined;
+  const doc = (await store.findBy('tokenHash', hash))[0] as ResetTokenDoc | undefined;
   const key = `${ws.id}\0${hash}`;
   if (!doc || spending.has(key)) throw invalidToken();
   spending.add(key);
   try {
-    await store.remove(doc._id);
+    if (!(await store.remove(doc._id))) throw invalidToken();
   } finally {
     spending.delete(key);
   }
@@ -66,7 +64,7 @@ export async function consumeResetToken(ws: Workspace, token: string): Promise<s
 
 /** Drops every reset token of a user (password changed, user deleted). */
 export async function dropResetTokens(ws: Workspace, userId: string): Promise<void> {
-  await (await resetStore(ws)).removeWhere({ userId });
+  await (await resetStore(ws)).removeWhere([{ path: 'userId', op: '$eq', values: [userId] }]);
 }
 
 const invalidToken = () => ApiError.invalidField('token', 'invalid', 'The reset token is invalid, expired or already used');

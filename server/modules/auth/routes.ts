@@ -98,7 +98,7 @@ export const authModule: Module = {
   consoleRoutes(router: Router) {
     router.get('/workspaces/:appId/outbox', async (req, res) => {
       const q = parseListQuery(req.query as Record<string, unknown>, { defaultSort: [{ path: 'createdAt', dir: -1 }] });
-      const { data, total } = (await outboxStore(req.ws)).find(q);
+      const { data, total } = await (await outboxStore(req.ws)).find(q);
       res.json({ data, meta: listMeta(total, q) });
     });
   },

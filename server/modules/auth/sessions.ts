@@ -5,7 +5,7 @@
 import jwt from 'jsonwebtoken';
 import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore } from '../../storage/doc-store.js';
+import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { publicUser, type UserDoc } from '../users/repo.js';
@@ -35,12 +35,8 @@ export interface TokenSettings { tokenTtl: number; refreshTtl: number }
  *  token is still refused (it matches nothing), it just no longer ends the session. */
 const ROTATED_KEPT = 50;
 
-export async function sessionsStore(ws: Workspace): Promise<DocStore> {
-  const store = await ws.store('sessions');
-  if (!store.hasIndex('userId')) await store.ensureIndex({ fieldName: 'userId' });
-  if (!store.hasIndex('refreshHash')) await store.ensureIndex({ fieldName: 'refreshHash' });
-  if (!store.hasIndex('rotated')) await store.ensureIndex({ fieldName: 'rotated' });
-  return store;
+export async function sessionsStore(ws: Workspace): Promise<Store> {
+  return withIndexes(await ws.store('sessions'), [{ fieldName: 'userId' }, { fieldName: 'refreshHash' }, { fieldName: 'rotated' }]);
 }
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
@@ -133,33 +129,18 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
  *  live and the user's, the user exists, and an impersonation lasts only while the admin behind
  *  it is still an admin. Every failure is a 401. */
 export async function liveSession(ws: Workspace, sessionId: string, userId: string): Promise<{ user: UserDoc; session: SessionDoc }> {
-  const session = (await sessionsStore(ws)).get(sessionId) as SessionDoc | undefined;
+  const session = (await (await sessionsStore(ws)).get(sessionId)) as SessionDoc | undefined;
   if (!session || session.revoked || session.userId !== userId) throw ApiError.unauthorized('Session ended; sign in again');
   const users = await ws.store('users');
-  const user = users.get(userId) as UserDoc | undefined;
+  const user = (await users.get(userId)) as UserDoc | undefined;
   if (!user) throw ApiError.unauthorized('User no longer exists');
-  if (impersonationLapsed(users, session)) throw ApiError.unauthorized('Impersonation ended: its administrator is gone');
+  if (await impersonationLapsed(users, session)) throw ApiError.unauthorized('Impersonation ended: its administrator is gone');
   return { user, session };
 }
 
 /** Is this an impersonation whose administrator is gone or no longer an admin? */
-function impersonationLapsed(users: DocStore, session: SessionDoc): boolean {
-  return !!session.impersonatedBy && (users.get(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin';
-}
-
-// One rotation at a time per session: two concurrent refreshes with the same token must not
-// both succeed (the second one is a reuse).
-const sessionLocks = new Map<string, Promise<unknown>>();
-async function withSessionLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = sessionLocks.get(key) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(fn);
-  const tail = run.catch(() => undefined);
-  sessionLocks.set(key, tail);
-  try {
-    return await run;
-  } finally {
-    if (sessionLocks.get(key) === tail) sessionLocks.delete(key);
-  }
+async function impersonationLapsed(users: Store, session: SessionDoc): Promise<boolean> {
+  return !!session.impersonatedBy && ((await users.get(session.impersonatedBy)) as UserDoc | undefined)?.role !== 'admin';
 }
 
 /** Exchanges a refresh token for a new login result, rotating it. A token that was already
@@ -167,10 +148,12 @@ async function withSessionLock<T>(key: string, fn: () => Promise<T>): Promise<T>
 export async function rotateRefreshToken(ws: Workspace, refreshToken: string, settings: TokenSettings): Promise<LoginResult> {
   const store = await sessionsStore(ws);
   const hash = hashToken(refreshToken);
-  const found = (store.findBy('refreshHash', hash)[0] ?? store.findBy('rotated', hash)[0]) as SessionDoc | undefined;
+  const found = ((await store.findBy('refreshHash', hash))[0] ?? (await store.findBy('rotated', hash))[0]) as SessionDoc | undefined;
   if (!found) throw ApiError.unauthorized('Invalid refresh token');
-  return withSessionLock(`${ws.id}\0${found._id}`, async () => {
-    const session = store.get(found._id) as SessionDoc | undefined;
+  // One rotation at a time per session (across processes on PostgreSQL): two concurrent
+  // refreshes with the same token must not both succeed (the second one is a reuse).
+  return store.exclusive(found._id, async () => {
+    const session = (await store.get(found._id)) as SessionDoc | undefined;
     if (!session || session.revoked) throw ApiError.unauthorized('Invalid refresh token');
     if (session.refreshHash !== hash) {
       await store.remove(session._id);
@@ -181,8 +164,8 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
       throw ApiError.unauthorized('Refresh token expired; sign in again');
     }
     const users = await ws.store('users');
-    const user = users.get(session.userId) as UserDoc | undefined;
-    if (!user || impersonationLapsed(users, session)) {
+    const user = (await users.get(session.userId)) as UserDoc | undefined;
+    if (!user || await impersonationLapsed(users, session)) {
       await store.remove(session._id);
       throw ApiError.unauthorized('User no longer exists');
     }
@@ -201,7 +184,7 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
 
 /** The live session a refresh token belongs to (current token only), if any. */
 export async function sessionOfRefreshToken(ws: Workspace, refreshToken: string): Promise<SessionDoc | undefined> {
-  const session = (await sessionsStore(ws)).findBy('refreshHash', hashToken(refreshToken))[0] as SessionDoc | undefined;
+  const session = (await (await sessionsStore(ws)).findBy('refreshHash', hashToken(refreshToken)))[0] as SessionDoc | undefined;
   return session && !session.revoked ? session : undefined;
 }
 
@@ -214,16 +197,16 @@ export async function revokeSession(ws: Workspace, sessionId: string): Promise<v
 /** Revokes sessions of a user (all, or all but one). */
 export async function revokeUserSessions(ws: Workspace, userId: string, exceptSessionId?: string): Promise<void> {
   const store = await sessionsStore(ws);
-  for (const s of store.findBy('userId', userId) as SessionDoc[]) {
+  for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
     if (s._id === exceptSessionId) continue;
     await store.remove(s._id);
   }
 }
 
 /** Drops a user's sessions whose refresh token has expired (called when a new one starts). */
-async function purgeExpiredSessions(store: DocStore, userId: string): Promise<void> {
+async function purgeExpiredSessions(store: Store, userId: string): Promise<void> {
   const now = Date.now();
-  for (const s of store.findBy('userId', userId) as SessionDoc[]) {
+  for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
     if (s.revoked || Date.parse(s.expiresAt) <= now) await store.remove(s._id);
   }
 }

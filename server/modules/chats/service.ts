@@ -36,7 +36,7 @@ function publish(ctx: AppContext, ws: Workspace, type: EventType, data: Record<s
 }
 
 export async function loadChannel(ws: Workspace, id: string): Promise<ChannelDoc> {
-  const doc = typeof id === 'string' ? (await channelsStore(ws)).get(id) : undefined;
+  const doc = typeof id === 'string' ? await (await channelsStore(ws)).get(id) : undefined;
   if (!doc) throw ApiError.notFound('Channel', String(id));
   return doc as ChannelDoc;
 }
@@ -75,7 +75,7 @@ async function saveChannel(ws: Workspace, doc: ChannelDoc): Promise<ChannelDoc> 
 export async function listChannels(_ctx: AppContext, ws: Workspace, query: StoreQuery, opts: ServiceOpts): Promise<ListResult<Channel>> {
   const q: StoreQuery = opts.auth.isAdmin ? query
     : { ...query, conditions: [{ path: 'members', op: '$eq', values: [opts.auth.userId] }, ...query.conditions] };
-  const { data, total } = (await channelsStore(ws)).find(q);
+  const { data, total } = await (await channelsStore(ws)).find(q);
   return { data: data.map(publicChannel), total };
 }
 
@@ -93,7 +93,7 @@ export async function createChannel(ctx: AppContext, ws: Workspace, input: unkno
   if (type === 'group' && !body.name?.trim()) throw ApiError.invalidField('name', 'required', "A group channel needs a 'name'");
   if (type === 'direct') {
     if (others.length !== 1) throw ApiError.invalidField('members', 'invalid', 'A direct channel has exactly two members: you and one other user');
-    const existing = (await channelsStore(ws)).findBy('members', me)
+    const existing = (await (await channelsStore(ws)).findBy('members', me))
       .find((c) => c.type === 'direct' && isMember(c as ChannelDoc, others[0]));
     if (existing) throw ApiError.conflict('A direct channel between these two users already exists', { channelId: existing._id });
   }
@@ -146,7 +146,7 @@ export async function deleteChannel(ctx: AppContext, ws: Workspace, id: string, 
     const channel = await loadChannel(ws, id);
     assertOwnerOrAdmin(channel, opts.auth, 'delete this channel');
     await (await channelsStore(ws)).remove(id);
-    await (await messagesStore(ws)).removeWhere({ channelId: id });
+    await (await messagesStore(ws)).removeWhere([{ path: 'channelId', op: '$eq', values: [id] }]);
     publish(ctx, ws, 'channel.deleted', publicChannel(channel), opts);
   });
 }
@@ -205,7 +205,7 @@ export async function listMessages(_ctx: AppContext, ws: Workspace, channelId: s
   const channel = await loadChannel(ws, channelId);
   assertMember(channel, opts.auth);
   const q: StoreQuery = { ...query, conditions: [{ path: 'channelId', op: '$eq', values: [channelId] }, ...query.conditions] };
-  const { data, total } = (await messagesStore(ws)).find(q);
+  const { data, total } = await (await messagesStore(ws)).find(q);
   return { data: data as MessageDoc[], total };
 }
 
@@ -234,7 +234,7 @@ export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMes
 }
 
 async function loadMessage(ws: Workspace, id: string): Promise<MessageDoc> {
-  const doc = (await messagesStore(ws)).get(id);
+  const doc = await (await messagesStore(ws)).get(id);
   if (!doc) throw ApiError.notFound('Message', id);
   return doc as MessageDoc;
 }

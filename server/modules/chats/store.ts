@@ -2,7 +2,7 @@
 // API shows them, and small helpers the service needs (per-channel write lock, a clock that
 // never repeats, list queries over an in-memory array).
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore } from '../../storage/doc-store.js';
+import { withIndexes, type Store } from '../../storage/store.js';
 import { queryDocs, type Doc, type SortKey, type StoreQuery } from '../../storage/query.js';
 import type { ChannelType } from './schemas.js';
 
@@ -39,16 +39,12 @@ export interface MessageDoc {
 
 export interface MemberEntry { userId: string; name: string; role: 'owner' | 'member'; joinedAt: string }
 
-export async function channelsStore(ws: Workspace): Promise<DocStore> {
-  const store = await ws.store('channels');
-  if (!store.hasIndex('members')) await store.ensureIndex({ fieldName: 'members' });
-  return store;
+export async function channelsStore(ws: Workspace): Promise<Store> {
+  return withIndexes(await ws.store('channels'), [{ fieldName: 'members' }]);
 }
 
-export async function messagesStore(ws: Workspace): Promise<DocStore> {
-  const store = await ws.store('messages');
-  if (!store.hasIndex('channelId')) await store.ensureIndex({ fieldName: 'channelId' });
-  return store;
+export async function messagesStore(ws: Workspace): Promise<Store> {
+  return withIndexes(await ws.store('messages'), [{ fieldName: 'channelId' }]);
 }
 
 /** The channel as the API shows it (also works on a projected document). */

@@ -1,7 +1,8 @@
 // Secrets (credentials): write-only values, sealed at rest. Only `secretValues` ever opens them,
 // for the scenario runner; everything the API returns goes through publicCredential.
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore, Doc, StoreQuery } from '../../storage/doc-store.js';
+import type { Doc, StoreQuery } from '../../storage/doc-store.js';
+import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
@@ -25,9 +26,8 @@ interface CredentialDoc extends Credential { sealedValue: string }
 export interface NewCredential { name: string; type?: string; description?: string; value: string }
 export type CredentialChanges = Partial<NewCredential>;
 
-async function credentialStore(ws: Workspace): Promise<DocStore> {
-  const store = await ws.store('credentials');
-  if (!store.hasIndex('name')) await store.ensureIndex({ fieldName: 'name', unique: true });
+async function credentialStore(ws: Workspace): Promise<Store> {
+  const store = await withIndexes(await ws.store('credentials'), [{ fieldName: 'name', unique: true }]);
   return store;
 }
 
@@ -40,7 +40,7 @@ export function publicCredential(doc: Doc | Credential): Credential {
 export async function listCredentials(ws: Workspace, q: StoreQuery): Promise<{ data: Credential[]; total: number }> {
   const store = await credentialStore(ws);
   // Projection is applied after the fact so that `fields=` can never reach the sealed value.
-  const { data, total } = store.find({ ...q, fields: undefined });
+  const { data, total } = await store.find({ ...q, fields: undefined });
   const wanted = q.fields;
   return {
     total,
@@ -55,14 +55,14 @@ export async function listCredentials(ws: Workspace, q: StoreQuery): Promise<{ d
 }
 
 export async function getCredential(ws: Workspace, id: string): Promise<Credential> {
-  const doc = (await credentialStore(ws)).get(id);
+  const doc = await (await credentialStore(ws)).get(id);
   if (!doc) throw ApiError.notFound('Secret', id);
   return publicCredential(doc);
 }
 
 export async function createCredential(ws: Workspace, input: NewCredential): Promise<Credential> {
   const store = await credentialStore(ws);
-  assertNameFree(store, input.name);
+  await assertNameFree(store, input.name);
   const now = nowIso();
   const doc: CredentialDoc = {
     _id: newId(), name: input.name, type: input.type ?? 'generic', description: input.description ?? '',
@@ -77,10 +77,10 @@ export async function updateCredential(ws: Workspace, id: string, changes: Crede
   return store.exclusive(id, () => applyCredentialUpdate(ws, store, id, changes));
 }
 
-async function applyCredentialUpdate(ws: Workspace, store: DocStore, id: string, changes: CredentialChanges): Promise<Credential> {
-  const current = store.get(id) as CredentialDoc | undefined;
+async function applyCredentialUpdate(ws: Workspace, store: Store, id: string, changes: CredentialChanges): Promise<Credential> {
+  const current = (await store.get(id)) as CredentialDoc | undefined;
   if (!current) throw ApiError.notFound('Secret', id);
-  if (changes.name !== undefined && changes.name !== current.name) assertNameFree(store, changes.name);
+  if (changes.name !== undefined && changes.name !== current.name) await assertNameFree(store, changes.name);
   const next: CredentialDoc = {
     ...current,
     ...(changes.name !== undefined ? { name: changes.name } : {}),
@@ -106,13 +106,13 @@ export async function deleteCredential(ws: Workspace, id: string): Promise<void>
 
 /** Names of the workspace's secrets (to validate templates). */
 export async function secretNames(ws: Workspace): Promise<Set<string>> {
-  return new Set((await credentialStore(ws)).all().map((d) => d.name as string));
+  return new Set((await (await credentialStore(ws)).all()).map((d) => d.name as string));
 }
 
 /** Decrypted values by name. For the scenario runner only: never return these from a route. */
 export async function secretValues(ws: Workspace): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const d of (await credentialStore(ws)).all() as unknown as CredentialDoc[]) {
+  for (const d of (await (await credentialStore(ws)).all()) as unknown as CredentialDoc[]) {
     if (typeof d.sealedValue !== 'string') continue; // imported without a value: set it with PUT
     try {
       out.set(d.name, unseal(ws, d.sealedValue));
@@ -124,11 +124,11 @@ export async function secretValues(ws: Workspace): Promise<Map<string, string>> 
   return out;
 }
 
-function assertNameFree(store: DocStore, name: string) {
-  if (store.findBy('name', name).length) throw ApiError.conflict(`A secret named '${name}' already exists`, { field: 'name' });
+async function assertNameFree(store: Store, name: string): Promise<void> {
+  if ((await store.findBy('name', name)).length) throw ApiError.conflict(`A secret named '${name}' already exists`, { field: 'name' });
 }
 
-async function insertOrConflict(store: DocStore, doc: CredentialDoc, name: string): Promise<Doc> {
+async function insertOrConflict(store: Store, doc: CredentialDoc, name: string): Promise<Doc> {
   try {
     return await store.insert(doc as unknown as Doc);
   } catch (err) {

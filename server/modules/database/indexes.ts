@@ -2,7 +2,8 @@
 // schema asks for (`_owner`, each unique field, each index definition), checked whenever the
 // store is handed out, so they come back after a restart, a restore or an import.
 import type { Workspace } from '../../storage/workspace.js';
-import { indexKey, type DocStore } from '../../storage/doc-store.js';
+import { indexKey } from '../../storage/doc-store.js';
+import type { Store } from '../../storage/store.js';
 import { logger } from '../../core/logger.js';
 import type { CollectionDef } from '../../shared/models.js';
 
@@ -17,10 +18,10 @@ export function desiredIndexes(def: Pick<CollectionDef, 'fields' | 'indexes'>): 
 
 // The definition each open store was last brought in line with (definitions are replaced, never
 // mutated, so identity tells whether anything changed), and the sync in flight.
-const synced = new WeakMap<DocStore, { def: CollectionDef; done: Promise<void>; ready: boolean }>();
+const synced = new WeakMap<Store, { def: CollectionDef; done: Promise<void>; ready: boolean }>();
 
 /** The collection's records store, its indexes in line with the schema. */
-export async function recordsStore(ws: Workspace, def: CollectionDef): Promise<DocStore> {
+export async function recordsStore(ws: Workspace, def: CollectionDef): Promise<Store> {
   const store = await ws.records(def._id);
   const state = synced.get(store);
   if (state?.def === def) {
@@ -39,8 +40,8 @@ export async function recordsStore(ws: Workspace, def: CollectionDef): Promise<D
 /** Brings a store's indexes in line with `desired`. Strict: the first failure (a unique index
  *  over duplicate values → 409) undoes what this call changed and is thrown. Lenient (opening
  *  a store): a failing index is logged and skipped, so reads keep working. */
-export async function syncIndexes(store: DocStore, desired: Map<string, boolean>, strict: boolean): Promise<void> {
-  const current = new Map(store.listIndexes().map((i) => [i.fieldName, i.unique]));
+export async function syncIndexes(store: Store, desired: Map<string, boolean>, strict: boolean): Promise<void> {
+  const current = new Map((await store.listIndexes()).map((i) => [i.fieldName, i.unique]));
   const added: string[] = [];
   const replaced: Array<[string, boolean]> = [];
   for (const [key, unique] of desired) {

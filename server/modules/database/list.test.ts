@@ -206,7 +206,7 @@ describe('on disk', () => {
       expect((await s.req('POST', '/database/keep', { body: { a: 1, b: 2 } })).status).toBe(409);
       expect((await s.req('POST', '/database/keep', { body: { a: 1, b: 3, email: 'l@x.io' } })).status).toBe(201);
       const store = await s.srv.ctx.registry.require('demo').records('keep');
-      expect(store.listIndexes().map((i) => i.fieldName).sort()).toEqual(['_owner', 'a,b', 'createdAt', 'email']);
+      expect((await store.listIndexes()).map((i) => i.fieldName).sort()).toEqual(['_owner', 'a,b', 'createdAt', 'email']);
       expect((await s.req('GET', '/database/keep?filter[email]=l@x.io')).body.meta.total).toBe(1);
       await s.close();
     } finally {

@@ -3,7 +3,8 @@
 import type { Request } from 'express';
 import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore, Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/doc-store.js';
+import type { Store } from '../../storage/store.js';
 import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
@@ -38,7 +39,7 @@ export function accessLabel(def: CollectionDef, op: RecordOp, auth: AuthInfo | n
 export async function getRecord(_ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<Doc> {
   const def = getCollection(ws, collectionId);
   checkAccess(def, 'read', opts.auth);
-  const record = (await recordsStore(ws, def)).get(id);
+  const record = await (await recordsStore(ws, def)).get(id);
   if (!record) throw ApiError.notFound('Record', id);
   assertRecordAccess(def, 'read', opts.auth, record);
   return record;
@@ -63,7 +64,7 @@ export async function listRecords(_ctx: AppContext, ws: Workspace, collectionId:
   }
   // only-user lists: the caller's own records, counted by the store (`_owner` is indexed).
   if (reach === 'own') q.conditions.push({ path: '_owner', op: '$eq', values: [opts.auth!.userId] });
-  const { data, total } = (await recordsStore(ws, def)).find(q);
+  const { data, total } = await (await recordsStore(ws, def)).find(q);
   return { data, meta: listMeta(total, q) };
 }
 
@@ -91,7 +92,7 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
   const store = await recordsStore(ws, def);
   const id = (_id as string | undefined) ?? newId();
   return store.exclusive(id, async () => {
-    if (store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
+    if (await store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
     const owner = (_owner as string | undefined) ?? opts.auth?.userId;
     const now = nowIso();
     const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
@@ -112,8 +113,8 @@ export async function updateRecord(ctx: AppContext, ws: Workspace, collectionId:
   return store.exclusive(id, () => applyUpdate(ctx, ws, def, store, id, patch, opts));
 }
 
-async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, store: DocStore, id: string, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
-  const existing = store.get(id);
+async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, store: Store, id: string, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
+  const existing = await store.get(id);
   if (!existing) throw ApiError.notFound('Record', id);
   assertMayRead(def, opts.auth, existing);
   assertRecordAccess(def, 'update', opts.auth, existing);
@@ -139,7 +140,7 @@ export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId:
   checkAccess(def, 'remove', opts.auth);
   const store = await recordsStore(ws, def);
   await store.exclusive(id, async () => {
-    const existing = store.get(id);
+    const existing = await store.get(id);
     if (!existing) throw ApiError.notFound('Record', id);
     assertMayRead(def, opts.auth, existing);
     assertRecordAccess(def, 'remove', opts.auth, existing);
@@ -189,7 +190,7 @@ async function checkReferences(ws: Workspace, def: CollectionDef, data: Record<s
     if (typeof v !== 'string') continue;
     if (f.type === 'reference') {
       const target = findCollection(ws, String(f.options?.collection ?? ''));
-      if (!target || !(await recordsStore(ws, target)).get(v)) {
+      if (!target || !(await (await recordsStore(ws, target)).get(v))) {
         errors.push({ field: f._id, reason: 'invalid', message: `'${f._id}': no record '${v}' in collection '${String(f.options?.collection)}'` });
       }
     } else if (f.type === 'user' && !(await findUser(ws, v))) {
@@ -200,7 +201,7 @@ async function checkReferences(ws: Workspace, def: CollectionDef, data: Record<s
 }
 
 /** Runs a store write; a unique violation becomes a 409 naming the field when it can. */
-async function write<T>(store: DocStore, def: CollectionDef, doc: Doc, op: () => Promise<T>): Promise<T> {
+async function write<T>(store: Store, def: CollectionDef, doc: Doc, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (err) {
@@ -209,7 +210,7 @@ async function write<T>(store: DocStore, def: CollectionDef, doc: Doc, op: () =>
       if (!unique) continue;
       const fields = key.split(',');
       if (getPath(doc, fields[0]) === undefined) continue;
-      const clash = store.findBy(fields[0], getPath(doc, fields[0])).some((d) => d._id !== doc._id && fields.every((f) => sameValue(getPath(d, f), getPath(doc, f))));
+      const clash = (await store.findBy(fields[0], getPath(doc, fields[0]))).some((d) => d._id !== doc._id && fields.every((f) => sameValue(getPath(d, f), getPath(doc, f))));
       if (clash) throw ApiError.conflict(`Another record already has this ${fields.join(' + ')}`, { field: fields.join(',') });
     }
     throw err;

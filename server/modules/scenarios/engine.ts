@@ -35,7 +35,7 @@ export class ScenarioEngine {
     if (this.stopped || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;
-    const scenarios = (await ws.store(SCENARIOS)).all() as unknown as ScenarioDoc[];
+    const scenarios = (await (await ws.store(SCENARIOS)).all()) as unknown as ScenarioDoc[];
     for (const s of scenarios) {
       if (!s.active || s.trigger.type !== 'event') continue;
       const trigger = s.trigger as unknown as { events: string[]; filter?: { collection: string } };
@@ -68,7 +68,7 @@ export class ScenarioEngine {
       // protect: a run still going when the next tick comes makes that tick skip.
       const job = new Cron(cron, { protect: true, ...(timezone ? { timezone } : {}) }, async () => {
         try {
-          const current = (await ws.store(SCENARIOS)).get(scenarioId) as unknown as ScenarioDoc | undefined;
+          const current = (await (await ws.store(SCENARIOS)).get(scenarioId)) as unknown as ScenarioDoc | undefined;
           if (!current?.active || this.stopped) return;
           const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: new Date().toISOString() }, depth: 0, runAs: current.runAs });
           await done;
@@ -85,7 +85,7 @@ export class ScenarioEngine {
   /** (Re)reads a workspace's scenarios: schedules for the active ones. */
   async load(ws: Workspace): Promise<void> {
     this.unload(ws.id);
-    for (const s of (await ws.store(SCENARIOS)).all() as unknown as ScenarioDoc[]) this.sync(ws, s._id, s);
+    for (const s of (await (await ws.store(SCENARIOS)).all()) as unknown as ScenarioDoc[]) this.sync(ws, s._id, s);
   }
 
   unload(wsId: string): void {

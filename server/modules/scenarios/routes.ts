@@ -78,7 +78,7 @@ export const scenariosModule: Module = {
       const waited = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), RUN_WAIT_MS); });
       const finished = await Promise.race([done, waited]);
       clearTimeout(timer);
-      res.status(201).json(finished ?? (await executionStore(req.ws)).get(execution._id) ?? execution);
+      res.status(201).json(finished ?? (await (await executionStore(req.ws)).get(execution._id)) ?? execution);
     });
 
     admin.get('/scenarios/:id/executions', async (req, res) => {

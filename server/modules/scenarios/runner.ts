@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
+import { withIndexes } from '../../storage/store.js';
 import { ApiError, StorageFailure, toApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
@@ -232,16 +233,13 @@ function asJsonText(v: unknown, masker: SecretMasker): string {
 }
 
 export async function executionStore(ws: Workspace) {
-  const store = await ws.store(EXECUTIONS);
-  if (!store.hasIndex('scenarioId')) await store.ensureIndex({ fieldName: 'scenarioId' });
-  if (!store.hasIndex('startedAt')) await store.ensureIndex({ fieldName: 'startedAt' });
-  return store;
+  return withIndexes(await ws.store(EXECUTIONS), [{ fieldName: 'scenarioId' }, { fieldName: 'startedAt' }]);
 }
 
 /** Marks executions left `running` by a killed server as failed. */
 export async function failInterrupted(ws: Workspace): Promise<void> {
   const store = await executionStore(ws);
-  for (const doc of store.findBy('status', 'running')) {
+  for (const doc of await store.findBy('status', 'running')) {
     await store.replace(doc._id, { ...doc, status: 'failed', error: 'Interrupted: the server stopped during this execution', finishedAt: nowIso() });
   }
 }
@@ -249,10 +247,10 @@ export async function failInterrupted(ws: Workspace): Promise<void> {
 async function trimExecutions(ws: Workspace, scenarioId: string) {
   const store = await executionStore(ws);
   const mine = { path: 'scenarioId', op: '$eq' as const, values: [scenarioId] };
-  const { total } = store.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
+  const { total } = await store.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
   if (total <= EXECUTIONS_PER_SCENARIO) return;
-  const oldest = store.find({ conditions: [mine], sort: [{ path: 'startedAt', dir: 1 }], limit: total - EXECUTIONS_PER_SCENARIO, offset: 0 });
-  await store.removeWhere({ _id: { $in: oldest.data.map((d) => d._id) } });
+  const oldest = await store.find({ conditions: [mine], sort: [{ path: 'startedAt', dir: 1 }], limit: total - EXECUTIONS_PER_SCENARIO, offset: 0 });
+  await store.removeWhere([{ path: '_id', op: '$in', values: oldest.data.map((d) => d._id) }]);
 }
 
 /** The admin a scenario acts as; it must still exist and still be an admin. */

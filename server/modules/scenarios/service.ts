@@ -26,13 +26,13 @@ export function publicScenario(doc: Doc | ScenarioDoc): Scenario {
 async function scenarioStore(ws: Workspace) { return ws.store(SCENARIOS); }
 
 export async function getScenarioDoc(ws: Workspace, id: string): Promise<ScenarioDoc> {
-  const doc = (await scenarioStore(ws)).get(id);
+  const doc = (await (await scenarioStore(ws)).get(id));
   if (!doc) throw ApiError.notFound('Scenario', id);
   return doc as unknown as ScenarioDoc;
 }
 
 export async function listScenarios(ws: Workspace, q: StoreQuery): Promise<{ data: Scenario[]; total: number }> {
-  const { data, total } = (await scenarioStore(ws)).find({ ...q, fields: undefined });
+  const { data, total } = await (await scenarioStore(ws)).find({ ...q, fields: undefined });
   return {
     total,
     data: data.map((d) => {
@@ -98,7 +98,7 @@ export async function deleteScenario(ws: Workspace, engine: ScenarioEngine, id: 
   if (!(await store.exclusive(id, () => store.remove(id)))) throw ApiError.notFound('Scenario', id);
   engine.sync(ws, id, undefined);
   await engine.runner.interrupt({ wsId: ws.id, scenarioId: id }, 'Interrupted: the scenario was deleted');
-  await (await ws.store(EXECUTIONS)).removeWhere({ scenarioId: id });
+  await (await ws.store(EXECUTIONS)).removeWhere([{ path: 'scenarioId', op: '$eq', values: [id] }]);
 }
 
 /** Runs a scenario once now, as `auth`, whether active or not (it must be valid). */
@@ -110,7 +110,7 @@ export async function runNow(ws: Workspace, engine: ScenarioEngine, id: string, 
 
 export async function listExecutions(ws: Workspace, scenarioId: string, q: StoreQuery): Promise<{ data: Doc[]; total: number }> {
   await getScenarioDoc(ws, scenarioId);
-  return (await executionStore(ws)).find({ ...q, conditions: [{ path: 'scenarioId', op: '$eq', values: [scenarioId] }, ...q.conditions] });
+  return (await (await executionStore(ws)).find({ ...q, conditions: [{ path: 'scenarioId', op: '$eq', values: [scenarioId] }, ...q.conditions] }));
 }
 
 async function save(ws: Workspace, engine: ScenarioEngine, next: ScenarioDoc): Promise<Scenario> {

@@ -64,7 +64,7 @@ export const storageModule: Module = {
     router.get('/storage', async (req, res) => {
       requireUser(req);
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => FILE_FIELD_TYPES[p] });
-      const { data, total } = (await svc.store(req.ws)).find(q);
+      const { data, total } = await (await svc.store(req.ws)).find(q);
       const withUrl = !q.fields || q.fields.includes('url');
       const base = apiBaseOf(req);
       res.json({ data: data.map((d) => (withUrl ? fileObject(d, req.ws.id, base) : d)), meta: listMeta(total, q) });

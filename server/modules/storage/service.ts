@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
 import { isValidId, newId, nowIso } from '../../core/ids.js';
-import type { Doc, DocStore } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/doc-store.js';
+import type { Store } from '../../storage/store.js';
 import type { Workspace } from '../../storage/workspace.js';
 
 /** A file object as stored (the `url` is added per request: it depends on the address used). */
@@ -85,11 +86,11 @@ export class StorageService {
     return area;
   }
 
-  store(ws: Workspace): Promise<DocStore> { return ws.store('files'); }
+  store(ws: Workspace): Promise<Store> { return ws.store('files'); }
 
   async get(ws: Workspace, id: string): Promise<FileDoc | undefined> {
     if (!isValidId(id)) return undefined;
-    return (await this.store(ws)).get(id) as FileDoc | undefined;
+    return (await (await this.store(ws)).get(id)) as FileDoc | undefined;
   }
 
   async bytesPath(ws: Workspace, id: string): Promise<string> {
@@ -142,7 +143,8 @@ export class StorageService {
     const store = await this.store(ws);
     let removed = 0;
     for (const name of await readdir(area.files).catch(() => [] as string[])) {
-      if (store.get(name) || this.pending.has(`${ws.id}/${name}`)) continue;
+      // Pending asked before and after the lookup: an upload that finished meanwhile is kept.
+      if (this.pending.has(`${ws.id}/${name}`) || (await store.get(name)) || this.pending.has(`${ws.id}/${name}`)) continue;
       await rm(join(area.files, name), { force: true, recursive: true });
       removed++;
     }

@@ -3,7 +3,7 @@
 import bcrypt from '@node-rs/bcrypt';
 import { availableParallelism } from 'node:os';
 import type { Workspace } from '../../storage/workspace.js';
-import type { DocStore } from '../../storage/doc-store.js';
+import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
@@ -11,10 +11,8 @@ import type { User } from '../../shared/models.js';
 
 export interface UserDoc extends User { passwordHash: string; [key: string]: unknown }
 
-export async function usersStore(ws: Workspace): Promise<DocStore> {
-  const store = await ws.store('users');
-  if (!store.hasIndex('email')) await store.ensureIndex({ fieldName: 'email', unique: true });
-  return store;
+export async function usersStore(ws: Workspace): Promise<Store> {
+  return withIndexes(await ws.store('users'), [{ fieldName: 'email', unique: true }]);
 }
 
 export function normalizeEmail(email: string): string { return email.trim().toLowerCase(); }
@@ -55,11 +53,11 @@ export function verifyPassword(password: string, hash: string): Promise<boolean>
 }
 
 export async function findUserByEmail(ws: Workspace, email: string): Promise<UserDoc | undefined> {
-  return (await usersStore(ws)).findBy('email', normalizeEmail(email))[0] as UserDoc | undefined;
+  return (await (await usersStore(ws)).findBy('email', normalizeEmail(email)))[0] as UserDoc | undefined;
 }
 
 export async function findUser(ws: Workspace, id: string): Promise<UserDoc | undefined> {
-  return (await usersStore(ws)).get(id) as UserDoc | undefined;
+  return (await (await usersStore(ws)).get(id)) as UserDoc | undefined;
 }
 
 export interface NewUser { email: string; password: string; name?: string; role?: string; [key: string]: unknown }
@@ -68,7 +66,7 @@ export interface NewUser { email: string; password: string; name?: string; role?
 export async function insertUser(ws: Workspace, input: NewUser, cost: number): Promise<UserDoc> {
   const store = await usersStore(ws);
   const email = normalizeEmail(input.email);
-  if (store.findBy('email', email).length) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
+  if ((await store.findBy('email', email)).length) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
   const { password, ...profile } = input;
   const now = nowIso();
   const doc: UserDoc = {
@@ -99,12 +97,12 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
   const passwordHash = password === undefined ? undefined : await hashPassword(password, cost);
   // Read after hashing (it takes a while), alone among the changes to this user.
   return store.exclusive(id, async () => {
-  const current = store.get(id) as UserDoc | undefined;
+  const current = (await store.get(id)) as UserDoc | undefined;
   if (!current) throw ApiError.notFound('User', id);
   const next: UserDoc = { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: nowIso() };
   if (fields.email !== undefined) {
     next.email = normalizeEmail(fields.email);
-    const owner = store.findBy('email', next.email)[0];
+    const owner = (await store.findBy('email', next.email))[0];
     if (owner && owner._id !== id) throw ApiError.conflict(`A user with email '${next.email}' already exists`, { field: 'email' });
   }
   if (passwordHash) next.passwordHash = passwordHash;
@@ -123,7 +121,7 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
 export async function deleteUser(ws: Workspace, id: string): Promise<UserDoc | undefined> {
   const store = await usersStore(ws);
   return store.exclusive(id, async () => {
-    const current = store.get(id) as UserDoc | undefined;
+    const current = (await store.get(id)) as UserDoc | undefined;
     if (!current) return undefined;
     await store.remove(id);
     return current;
@@ -132,5 +130,5 @@ export async function deleteUser(ws: Workspace, id: string): Promise<UserDoc | u
 
 /** How many administrators the workspace has (the last one may not be demoted or deleted). */
 export async function countAdmins(ws: Workspace): Promise<number> {
-  return (await usersStore(ws)).findBy('role', 'admin').length;
+  return (await (await usersStore(ws)).findBy('role', 'admin')).length;
 }

@@ -20,7 +20,7 @@ export const usersModule: Module = {
     admin.get('/users', async (req, res) => {
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => (USER_TYPES[p]) });
       assertNoHiddenField(q);
-      const { data, total } = (await usersStore(req.ws)).find(q);
+      const { data, total } = await (await usersStore(req.ws)).find(q);
       res.json({ data: data.map(publicUser), meta: listMeta(total, q) });
     });
 

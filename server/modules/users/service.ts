@@ -84,7 +84,7 @@ async function applyUserRemoval(ctx: AppContext, ws: Workspace, id: string, acto
 
 /** The workspace's admins, oldest first (creation time, then id). */
 export async function adminsOldestFirst(ws: Workspace): Promise<UserDoc[]> {
-  const admins = (await usersStore(ws)).findBy('role', 'admin') as UserDoc[];
+  const admins = (await (await usersStore(ws)).findBy('role', 'admin')) as UserDoc[];
   return admins.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
 }
 

@@ -34,7 +34,7 @@ it('keeps at most 64 KiB of a body in pending deliveries and logs, marked trunca
     expect(sent.data.big).toBeUndefined();
   }
   const ws = t.srv.ctx.registry.require('demo');
-  const pending = (await ws.store('webhook_deliveries')).all();
+  const pending = await (await ws.store('webhook_deliveries')).all();
   expect(pending).toHaveLength(5);
   for (const d of pending) expect(JSON.stringify(d).length).toBeLessThan(64 * 1024);
   const files = join(data.dir, 'workspaces', 'demo', 'stores');

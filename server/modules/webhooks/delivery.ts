@@ -9,6 +9,7 @@ import type { BusEvent } from '../../core/bus.js';
 import { envelope } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
+import { withIndexes } from '../../storage/store.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
@@ -77,7 +78,7 @@ export class Deliverer {
     if (this.stopped || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;
-    const hooks = (await webhookStore(ws)).all() as unknown as WebhookDoc[];
+    const hooks = (await (await webhookStore(ws)).all()) as unknown as WebhookDoc[];
     const targets = hooks.filter((h) => h.active && wantsEvent(h, event));
     if (targets.length === 0) return;
     const body = safeEnvelope(event);
@@ -98,7 +99,7 @@ export class Deliverer {
   /** Re-schedules every pending delivery of a workspace (start, or content replaced). */
   async resume(ws: Workspace): Promise<void> {
     if (this.stopped) return;
-    for (const d of (await ws.store(DELIVERIES)).all() as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.webhookId, d.nextAttemptAt);
+    for (const d of (await (await ws.store(DELIVERIES)).all()) as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.webhookId, d.nextAttemptAt);
   }
 
   /** Stops a workspace's timers and aborts its attempts in flight (they stay pending, unlogged). */
@@ -121,7 +122,7 @@ export class Deliverer {
 
   /** Runs a delivery's next attempt at once, whatever the limits, and resolves to its log entry (the test endpoint). */
   async attemptNow(ws: Workspace, id: string): Promise<LogEntry | undefined> {
-    const delivery = (await ws.store(DELIVERIES)).get(id) as unknown as DeliveryDoc | undefined;
+    const delivery = (await (await ws.store(DELIVERIES)).get(id)) as unknown as DeliveryDoc | undefined;
     return this.run(ws, id, hookKey(ws.id, delivery?.webhookId ?? ''));
   }
 
@@ -179,9 +180,9 @@ export class Deliverer {
 
   private async attempt(ws: Workspace, id: string, signal: AbortSignal): Promise<LogEntry | undefined> {
     const deliveries = await ws.store(DELIVERIES);
-    const delivery = deliveries.get(id) as unknown as DeliveryDoc | undefined;
+    const delivery = (await deliveries.get(id)) as unknown as DeliveryDoc | undefined;
     if (!delivery) return undefined;
-    const hook = (await webhookStore(ws)).get(delivery.webhookId) as unknown as WebhookDoc | undefined;
+    const hook = (await (await webhookStore(ws)).get(delivery.webhookId)) as unknown as WebhookDoc | undefined;
     // Deleted, or switched off since: the pending delivery is dropped (events fire only while active).
     if (!hook || (!hook.active && !delivery.test)) { await deliveries.remove(id); return undefined; }
 
@@ -219,14 +220,13 @@ export class Deliverer {
   }
 
   private async writeLog(ws: Workspace, entry: LogEntry) {
-    const logs = await ws.store(LOGS);
-    if (!logs.hasIndex('webhookId')) await logs.ensureIndex({ fieldName: 'webhookId' });
+    const logs = await withIndexes(await ws.store(LOGS), [{ fieldName: 'webhookId' }]);
     await logs.insert(entry as unknown as Doc);
     const mine = { path: 'webhookId', op: '$eq' as const, values: [entry.webhookId] };
-    const { total } = logs.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
+    const { total } = await logs.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
     if (total > LOGS_PER_WEBHOOK) {
-      const oldest = logs.find({ conditions: [mine], sort: [{ path: 'createdAt', dir: 1 }], limit: total - LOGS_PER_WEBHOOK, offset: 0 });
-      await logs.removeWhere({ _id: { $in: oldest.data.map((d) => d._id) } });
+      const oldest = await logs.find({ conditions: [mine], sort: [{ path: 'createdAt', dir: 1 }], limit: total - LOGS_PER_WEBHOOK, offset: 0 });
+      await logs.removeWhere([{ path: '_id', op: '$in', values: oldest.data.map((d) => d._id) }]);
     }
   }
 }

@@ -36,7 +36,7 @@ export const webhooksModule: Module = {
     admin.get('/webhooks/:id/logs', async (req, res) => {
       const hook = await getWebhookDoc(req.ws, req.params.id as string);
       const q = parseListQuery(req.query, { defaultSort: [{ path: 'createdAt', dir: -1 }] });
-      const { data, total } = (await req.ws.store(LOGS)).find({
+      const { data, total } = await (await req.ws.store(LOGS)).find({
         ...q, conditions: [{ path: 'webhookId', op: '$eq', values: [hook._id] }, ...q.conditions],
       });
       res.json({ data, meta: listMeta(total, q) });

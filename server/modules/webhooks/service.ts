@@ -2,7 +2,8 @@
 // and which events they receive. Delivery itself lives in delivery.ts.
 import { randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc, DocStore, StoreQuery } from '../../storage/doc-store.js';
+import type { Doc, StoreQuery } from '../../storage/doc-store.js';
+import type { Store } from '../../storage/store.js';
 import type { BusEvent } from '../../core/bus.js';
 import { eventMatches } from '../../shared/events.js';
 import { ApiError } from '../../core/errors.js';
@@ -27,7 +28,7 @@ export const WEBHOOKS = 'webhooks';
 export const DELIVERIES = 'webhook_deliveries';
 export const LOGS = 'webhook_logs';
 
-export function webhookStore(ws: Workspace): Promise<DocStore> { return ws.store(WEBHOOKS); }
+export function webhookStore(ws: Workspace): Promise<Store> { return ws.store(WEBHOOKS); }
 
 export function publicWebhook(doc: Doc | WebhookDoc): Webhook {
   const d = doc as unknown as WebhookDoc;
@@ -46,12 +47,12 @@ export function wantsEvent(spec: { events: string[]; filter?: { collection?: str
 }
 
 export async function listWebhooks(ws: Workspace, q: StoreQuery): Promise<{ data: Webhook[]; total: number }> {
-  const { data, total } = (await webhookStore(ws)).find({ ...q, fields: undefined });
+  const { data, total } = await (await webhookStore(ws)).find({ ...q, fields: undefined });
   return { total, data: data.map((d) => project(publicWebhook(d), q.fields)) };
 }
 
 export async function getWebhookDoc(ws: Workspace, id: string): Promise<WebhookDoc> {
-  const doc = (await webhookStore(ws)).get(id);
+  const doc = (await (await webhookStore(ws)).get(id));
   if (!doc) throw ApiError.notFound('Webhook', id);
   return doc as unknown as WebhookDoc;
 }
@@ -89,8 +90,8 @@ async function applyWebhookUpdate(ws: Workspace, id: string, changes: WebhookCha
 export async function deleteWebhook(ws: Workspace, id: string): Promise<void> {
   const store = await webhookStore(ws);
   if (!(await store.exclusive(id, () => store.remove(id)))) throw ApiError.notFound('Webhook', id);
-  await (await ws.store(DELIVERIES)).removeWhere({ webhookId: id });
-  await (await ws.store(LOGS)).removeWhere({ webhookId: id });
+  await (await ws.store(DELIVERIES)).removeWhere([{ path: 'webhookId', op: '$eq', values: [id] }]);
+  await (await ws.store(LOGS)).removeWhere([{ path: 'webhookId', op: '$eq', values: [id] }]);
 }
 
 export function signingSecret(ws: Workspace, hook: WebhookDoc): string {

@@ -36,7 +36,7 @@ export function exportWorkspace(ctx: AppContext, ws: Workspace): Promise<Dump> {
     const filesDir = await filesDirOf(ctx, ws);
     for (const name of await ws.storeNames()) {
       if (OPERATIONAL_STORES.has(name)) continue;
-      const all = (await ws.store(name)).all();
+      const all = await (await ws.store(name)).all();
       if (isCollectionStore(name)) {
         const cid = name.slice('collections/'.length);
         if (dump.records[cid]) dump.records[cid] = all;
@@ -84,7 +84,7 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
   const adminHash = options.newAdmin ? await hashPassword(options.newAdmin.password, ctx.config.bcryptCost) : undefined;
   return exclusive(ws, () => whileBusy(ws, async () => {
     const adminId = ws.settings.data.firstAdminId;
-    const currentAdmin = adminId ? (await ws.store('users')).get(adminId) : undefined;
+    const currentAdmin = adminId ? await (await ws.store('users')).get(adminId) : undefined;
     const state = buildState(ws, dump, users, currentAdmin);
     const stateUsers = state.stores.get('users')!;
     if (!stateUsers.some((u) => u.role === 'admin')) {

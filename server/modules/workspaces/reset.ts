@@ -21,7 +21,7 @@ export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOpt
   return exclusive(ws, () => whileBusy(ws, async () => {
     const settings = structuredClone(ws.settings.data);
     if (!keepSchema) settings.collections = [];
-    const users = (await ws.store('users')).all();
+    const users = await (await ws.store('users')).all();
     // The first admin stays, or (it was deleted or demoted) the oldest remaining admin, which
     // becomes the first admin; a workspace created without one keeps its admins.
     let kept: Doc[];
@@ -40,7 +40,7 @@ export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOpt
     // Sessions of removed users die (they already fail verification); the admin's live on, so a
     // suite's admin token survives the reset.
     const keptIds = kept.map((u) => u._id);
-    await (await ws.store('sessions')).removeWhere({ userId: { $nin: keptIds } });
+    await (await ws.store('sessions')).removeWhere([{ path: 'userId', op: '$nin', values: keptIds }]);
     clearRequestLog(ws);
     return { keepSchema, firstAdminId: settings.firstAdminId ?? null };
   }));

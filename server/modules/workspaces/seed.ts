@@ -15,7 +15,7 @@ export async function isEmptyWorkspace(ws: Workspace): Promise<boolean> {
   if (ws.settings.data.collections.length > 0) return false;
   for (const name of await ws.storeNames()) {
     if (name === 'sessions') continue;
-    const size = (await ws.store(name)).size;
+    const size = await (await ws.store(name)).count();
     if (name === 'users' ? size > 1 : size > 0) return false;
   }
   return true;

@@ -32,7 +32,7 @@ export async function createWorkspace(ctx: AppContext, input: NewWorkspace): Pro
 export async function mintAdminToken(ctx: AppContext, ws: Workspace): Promise<LoginResult> {
   let admin = ws.settings.data.firstAdminId ? await findUser(ws, ws.settings.data.firstAdminId) : undefined;
   if (!admin || admin.role !== 'admin') {
-    admin = (await ws.store('users')).findBy('role', 'admin')[0] as UserDoc | undefined;
+    admin = (await (await ws.store('users')).findBy('role', 'admin'))[0] as UserDoc | undefined;
   }
   if (!admin) throw ApiError.conflict(`Workspace '${ws.id}' has no administrator`);
   return createSession(ws, admin, ctx.config);

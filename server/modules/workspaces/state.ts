@@ -90,7 +90,7 @@ export async function captureState(ctx: AppContext, ws: Workspace, options: { co
   const stores = new Map<string, Doc[]>();
   for (const name of await ws.storeNames()) {
     if (UNTOUCHED_STORES.has(name)) continue;
-    const store = await ws.store(name);
+    const store = await ws.docStore(name);
     const live = store.all();
     const docs = options.copyDocs ? live.map((d) => model.deepCopy(d)) : live;
     stores.set(name, docs);
@@ -144,7 +144,7 @@ export async function applyState(ctx: AppContext, ws: Workspace, state: Workspac
     targets.set(name, isCollectionStore(name) && !collections.has(name) ? null : []);
   }
   const open = new Map<string, DocStore>();
-  for (const [name, docs] of targets) if (docs) open.set(name, await ws.store(name));
+  for (const [name, docs] of targets) if (docs) open.set(name, await ws.docStore(name));
   const names = [...open.keys()].sort();
 
   // Hold every store's write queue (a delivery or an execution being written meanwhile waits).

@@ -42,6 +42,11 @@ const toJson = (doc: Doc) => JSON.stringify(doc);
 export class PgDatabase {
   private stores = new Map<string, Promise<PgDocStore>>();
   private closed = false;
+  /** Connections that hold the advisory locks of `exclusive` sections, apart from the pool that
+   *  runs queries: a section's own queries never wait for a connection held by a section. */
+  private lockPool: pg.Pool | undefined;
+  /** In-process tails of `exclusive` sections by key: one connection per key at a time. */
+  private readonly sections = new Map<string, Promise<void>>();
 
   private constructor(readonly pool: pg.Pool, readonly url: string) {}
 
@@ -74,6 +79,39 @@ export class PgDatabase {
       throw translatePgError(err);
     } finally {
       client.release();
+    }
+  }
+
+  /** Runs `fn` alone among the sections on (`scope`, `key`), in this process and across every
+   *  process on this database (a session-level advisory lock, released when `fn` ends or, if
+   *  this process dies, when its connection closes). */
+  async exclusive<T>(scope: string, key: string, fn: () => Promise<T> | T): Promise<T> {
+    const id = `${scope}\u0000${key}`;
+    const before = this.sections.get(id);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => { release = resolve; });
+    const tail = before ? before.then(() => mine) : mine;
+    this.sections.set(id, tail);
+    try {
+      if (before) await before;
+      if (this.closed) throw new StoreUnavailableError('The database connection is closed');
+      this.lockPool ??= newLockPool(this.pool);
+      let client: pg.PoolClient;
+      try { client = await this.lockPool.connect(); } catch (err) { throw translatePgError(err); }
+      let broken = false;
+      try {
+        try { await client.query('SELECT pg_advisory_lock(hashtext($1), hashtext($2))', [scope, key]); } catch (err) { broken = true; throw translatePgError(err); }
+        try {
+          return await fn();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [scope, key]).catch(() => { broken = true; });
+        }
+      } finally {
+        client.release(broken);
+      }
+    } finally {
+      release();
+      if (this.sections.get(id) === tail) this.sections.delete(id);
     }
   }
 
@@ -132,6 +170,7 @@ export class PgDatabase {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.lockPool?.end();
     await this.pool.end();
   }
 }
@@ -211,6 +250,21 @@ export class PgDocStore implements Store {
     });
   }
 
+  exclusive<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
+    return this.db.exclusive(this.table, key, fn);
+  }
+
+  /** A read-modify-write of one document under `exclusive(id)`: every process updating it
+   *  through here applies its change to the previous one's result. */
+  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>): Promise<Doc | undefined> {
+    return this.exclusive(id, async () => {
+      const current = await this.get(id);
+      if (!current) return undefined;
+      const next = await change(current);
+      return next ? this.replace(id, next) : undefined;
+    });
+  }
+
   async ensureIndex(spec: IndexSpec): Promise<void> {
     const key = indexKeyOf(spec.fieldName);
     if (key === '_id' || key === 'createdAt') return;
@@ -268,6 +322,14 @@ export class PgDocStore implements Store {
     for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
     return `${this.table}_${h.toString(36)}`;
   }
+}
+
+/** The pool of lock connections: same server and credentials as the query pool. */
+function newLockPool(pool: pg.Pool): pg.Pool {
+  const o = pool.options;
+  const locks = new (pool.constructor as typeof pg.Pool)({ ...o, max: 20, application_name: 'homebase-locks' });
+  locks.on('error', () => undefined);
+  return locks;
 }
 
 function indexKeyOf(fieldName: string): string {
