@@ -30,7 +30,14 @@ export interface DocStoreOptions {
   compactEvery?: number;
   /** Remember find() answers from this many documents on (default MEMO_FROM). */
   memoFrom?: number;
+  /** Loading more documents than this, non-unique single-field indexes are built after the
+   *  load, one per event-loop turn, instead of before the store opens (default DEFER_INDEXES_ABOVE). */
+  deferIndexesAbove?: number;
 }
+
+/** A collection of 100,000 records answered its first request half a second later for its five
+ *  index builds; below this size they take a few ms and are built at once. */
+export const DEFER_INDEXES_ABOVE = 20_000;
 
 /** Stores with at least this many documents remember list answers (find) until their next
  *  change; below it a query costs less than the memo's key. */
@@ -80,6 +87,10 @@ export class DocStore {
   /** find() answers by query, valid while `generation` is theirs. */
   private readonly memo = new Map<string, { generation: number; result: QueryResult }>();
   private memoFrom = MEMO_FROM;
+  /** Indexes read from the file but not built yet, by key. Until built, the planner does not see
+   *  them (queries scan) and writes need not maintain them; each is built from the documents of
+   *  the moment and registered in one synchronous step, so none misses a write. */
+  private readonly deferred = new Map<string, NedbIndex>();
 
   private constructor(readonly filename: string | undefined, bytes: number) {
     const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
@@ -101,14 +112,21 @@ export class DocStore {
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync(); // memory only: marks it ready
     if (parsed) {
       const Index = store.IndexClass;
-      for (const spec of parsed.specs) store.engine.indexes[spec.fieldName] = new Index(spec);
+      // A big file that needs no rewrite opens with only `_id` and its unique indexes built
+      // (they guard writes); the others follow, one per turn (scheduleDeferredBuild).
+      const defer = !parsed.needsRewrite && parsed.docs.length > (options.deferIndexesAbove ?? DEFER_INDEXES_ABOVE);
+      for (const spec of parsed.specs) {
+        const index = new Index(spec);
+        if (defer && !spec.unique && typeof spec.fieldName === 'string' && !spec.fieldName.includes(',')) store.deferred.set(spec.fieldName, index);
+        else store.engine.indexes[spec.fieldName] = index;
+      }
       for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, parsed.docs);
       store.count = parsed.docs.length;
       // A file with superseded or damaged lines is rewritten; if the disk refuses, the store
       // still loads (reads work) and the rewrite waits for the next compaction.
       if (parsed.needsRewrite) await store.compactNow().catch(() => undefined);
     }
-    if (!store.engine.indexes.createdAt) {
+    if (!store.engine.indexes.createdAt && !store.deferred.has('createdAt')) {
       // Built now, written with the store's first write (a store only read leaves no file).
       const options = { fieldName: 'createdAt', unique: false, sparse: false };
       const index = new store.IndexClass(options);
@@ -121,8 +139,34 @@ export class DocStore {
       store.timer = setInterval(() => { if (store.writesSinceCompaction > 0) void store.compact().catch(() => undefined); }, every);
       store.timer.unref();
     }
+    if (store.deferred.size) store.scheduleDeferredBuild();
     return store;
   }
+
+  /** Builds deferred indexes over the current documents and registers them: the first one
+   *  waiting, or all. Synchronous, so no write comes between the build and the registration. */
+  buildDeferredIndexes(one = false): void {
+    for (const [key, index] of this.deferred) {
+      this.deferred.delete(key);
+      bulkResetIndex(index, this.all());
+      this.engine.indexes[key] = index;
+      if (one) return;
+    }
+  }
+
+  /** Deferred indexes are built after the turn that opened the store (its first request is
+   *  answered first), one per turn, so that requests get through in between. */
+  private scheduleDeferredBuild(): void {
+    const step = () => {
+      if (this.closed || this.deferred.size === 0) return;
+      this.buildDeferredIndexes(true);
+      if (this.deferred.size) setImmediate(step).unref();
+    };
+    setImmediate(step).unref();
+  }
+
+  /** Keys of the indexes not built yet (tests). */
+  get deferredIndexes(): string[] { return [...this.deferred.keys()]; }
 
   get size(): number { return this.count; }
 
@@ -270,7 +314,7 @@ export class DocStore {
   stageReplaceAll(docs: Doc[]): StagedChange {
     const copies = docs.map((d) => model.deepCopy(d));
     const fresh: Record<string, NedbIndex> = {};
-    for (const [key, index] of Object.entries(this.engine.indexes)) {
+    for (const [key, index] of [...Object.entries(this.engine.indexes), ...this.deferred]) {
       const built = new this.IndexClass({ fieldName: index.fieldName, unique: index.unique, sparse: index.sparse });
       bulkResetIndex(built, copies);
       fresh[key] = built;
@@ -280,6 +324,7 @@ export class DocStore {
       apply: () => {
         this.changed();
         this.header = '';
+        this.deferred.clear();
         for (const key of Object.keys(this.engine.indexes)) delete this.engine.indexes[key];
         Object.assign(this.engine.indexes, fresh);
         this.count = copies.length;
@@ -347,9 +392,9 @@ export class DocStore {
     // A compound index ("a,b") is keyed by its fields sorted and comma-joined (indexKey).
     const fields = spec.fieldName.split(',').sort();
     const key = fields.join(',');
-    if (this.engine.indexes[key]) return;
+    if (this.hasIndex(key)) return;
     await this.write(async () => {
-      if (this.engine.indexes[key]) return;
+      if (this.hasIndex(key)) return;
       // Unique indexes are sparse, so that many documents may lack the field.
       const options = { fieldName: key, unique: !!spec.unique, sparse: !!spec.unique };
       const index = new this.IndexClass(options);
@@ -361,19 +406,21 @@ export class DocStore {
 
   async removeIndex(fieldName: string): Promise<void> {
     const key = indexKey(fieldName);
-    if (key === '_id' || key === 'createdAt' || !this.engine.indexes[key]) return;
+    if (key === '_id' || key === 'createdAt' || !this.hasIndex(key)) return;
     await this.write(async () => {
-      if (!this.engine.indexes[key]) return;
+      if (!this.hasIndex(key)) return;
       await this.append(serialize({ $$indexRemoved: key }) + '\n');
       delete this.engine.indexes[key];
+      this.deferred.delete(key); // an index removed before it was built stays unbuilt
     });
   }
 
-  hasIndex(fieldName: string): boolean { return !!this.engine.indexes[indexKey(fieldName)]; }
+  /** Built or still deferred. */
+  hasIndex(fieldName: string): boolean { const key = indexKey(fieldName); return !!this.engine.indexes[key] || this.deferred.has(key); }
 
-  /** The indexes besides `_id`, by key (compound: fields sorted and comma-joined). */
+  /** The indexes besides `_id`, by key (compound: fields sorted and comma-joined), built or deferred. */
   listIndexes(): Array<{ fieldName: string; unique: boolean }> {
-    return Object.values(this.engine.indexes).filter((i) => i.fieldName !== '_id').map((i) => ({ fieldName: i.fieldName, unique: i.unique }));
+    return this.allIndexes().map((i) => ({ fieldName: i.fieldName, unique: i.unique }));
   }
 
   /** Rewrites the file with one line per live document (crash-safe). */
@@ -425,8 +472,13 @@ export class DocStore {
 
   private get IndexClass(): IndexClass { return this.engine.indexes._id.constructor as IndexClass; }
 
+  /** Every index but `_id`, built or deferred: what the file must list. */
+  private allIndexes(): NedbIndex[] {
+    return [...Object.values(this.engine.indexes), ...this.deferred.values()].filter((i) => i.fieldName !== '_id');
+  }
+
   private indexSpecs() {
-    return Object.values(this.engine.indexes).filter((i) => i.fieldName !== '_id')
+    return this.allIndexes()
       .map((i) => ({ fieldName: i.fieldName, unique: i.unique, sparse: i.sparse }));
   }
 

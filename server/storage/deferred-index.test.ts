@@ -1,0 +1,134 @@
+// Indexes built after a big store's load (DocStore's deferIndexesAbove): until they are built the
+// store answers every query by scanning, writes in between are in the index once it is built,
+// and no rewrite of the file (compaction, replaceAll) ever leaves an index line out.
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DocStore } from './doc-store.js';
+import { makeDoc, prng, randomQuery, reference } from './query-cases.js';
+import type { Doc } from './query.js';
+
+const dirs: string[] = [];
+afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }); });
+
+const FIELDS = ['role', 'age', 'score', 'nested.x'];
+
+/** A file-backed store of `n` random documents with indexes on FIELDS, closed, then reopened
+ *  with the given deferral threshold. */
+async function reopened(n: number, deferIndexesAbove: number): Promise<{ store: DocStore; file: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'hb-deferred-'));
+  dirs.push(dir);
+  const file = join(dir, 'people.db');
+  const first = await DocStore.open({ filename: file, compactEvery: 0 });
+  const rand = prng(12);
+  await first.insertMany(Array.from({ length: n }, (_, i) => ({ ...makeDoc(rand, i, false), ...(i % 2 ? { code: `c${i}` } : {}) })));
+  for (const f of FIELDS) await first.ensureIndex({ fieldName: f });
+  await first.ensureIndex({ fieldName: 'code', unique: true });
+  await first.close();
+  return { store: await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove }), file };
+}
+
+const nextTurn = () => new Promise((r) => setImmediate(r));
+async function allBuilt(store: DocStore) { for (let i = 0; i < 20 && store.deferredIndexes.length; i++) await nextTurn(); }
+
+function sameAsReference(store: DocStore, seed: number, queries: number) {
+  const rand = prng(seed);
+  const docs = store.all();
+  for (let i = 0; i < queries; i++) {
+    const q = randomQuery(rand);
+    expect(store.find(q), JSON.stringify(q)).toEqual(reference(docs, q));
+  }
+}
+
+describe('deferred indexes', () => {
+  it('a big store opens with its non-unique indexes unbuilt, answers as the full scan does, and builds them one per turn', async () => {
+    const { store } = await reopened(600, 100);
+    expect(store.deferredIndexes.sort()).toEqual(['age', 'createdAt', 'nested.x', 'role', 'score']);
+    expect(store.hasIndex('role')).toBe(true); // listed and kept, only not built yet
+    expect(store.listIndexes().map((i) => i.fieldName).sort()).toEqual(['age', 'code', 'createdAt', 'nested.x', 'role', 'score']);
+    sameAsReference(store, 1, 150);
+    await nextTurn();
+    expect(store.deferredIndexes.length).toBe(4); // one per turn
+    await allBuilt(store);
+    expect(store.deferredIndexes).toEqual([]);
+    sameAsReference(store, 2, 150);
+    await store.close();
+  });
+
+  it('writes made before an index is built are in it once built', async () => {
+    const { store } = await reopened(600, 100);
+    const rand = prng(3);
+    const ids = store.all().map((d) => d._id);
+    for (let i = 0; i < 60; i++) {
+      const id = ids[i * 7];
+      if (i % 3 === 0) await store.remove(id);
+      else await store.replace(id, { ...makeDoc(rand, 5000 + i, false), _id: id, createdAt: store.get(id)!.createdAt });
+    }
+    await store.insert({ ...makeDoc(rand, 9999, false), _id: 'fresh', role: 'admin', age: 99 });
+    await allBuilt(store);
+    sameAsReference(store, 4, 200);
+    // The built index holds exactly what a scan finds.
+    const byIndex = store.findBy('role', 'admin').map((d: Doc) => d._id).sort();
+    expect(byIndex).toEqual(store.all().filter((d) => d.role === 'admin').map((d) => d._id).sort());
+    expect(byIndex).toContain('fresh');
+    await store.close();
+  });
+
+  it('a compaction before the build still writes every index line, and a removed unbuilt index stays removed', async () => {
+    const { store, file } = await reopened(600, 100);
+    expect(store.deferredIndexes).toContain('age');
+    await store.removeIndex('score');
+    expect(store.hasIndex('score')).toBe(false);
+    await store.insert({ _id: 'x1', createdAt: new Date().toISOString(), role: 'guest' });
+    await store.compact();
+    await allBuilt(store);
+    expect(store.deferredIndexes).toEqual([]);
+    expect(store.listIndexes().map((i) => i.fieldName).sort()).toEqual(['age', 'code', 'createdAt', 'nested.x', 'role']);
+    const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.includes('$$indexCreated')).map((l) => JSON.parse(l).$$indexCreated.fieldName).sort();
+    expect(lines).toEqual(['age', 'code', 'createdAt', 'nested.x', 'role']);
+    await store.close();
+    const again = await DocStore.open({ filename: file, compactEvery: 0 });
+    expect(again.listIndexes().map((i) => i.fieldName).sort()).toEqual(['age', 'code', 'createdAt', 'nested.x', 'role']);
+    expect(again.get('x1')?.role).toBe('guest');
+    await again.close();
+  });
+
+  it('a replaceAll before the build leaves every index built over the new content, and written', async () => {
+    const { store, file } = await reopened(600, 100);
+    const rand = prng(8);
+    const next = Array.from({ length: 300 }, (_, i) => ({ ...makeDoc(rand, 20_000 + i, false), code: `n${i}` }));
+    await store.replaceAll(next);
+    expect(store.deferredIndexes).toEqual([]);
+    sameAsReference(store, 6, 150);
+    expect(store.findBy('role', 'admin').length).toBe(next.filter((d) => d.role === 'admin').length);
+    await store.close();
+    const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.includes('$$indexCreated')).map((l) => JSON.parse(l).$$indexCreated.fieldName).sort();
+    expect(lines).toEqual(['age', 'code', 'createdAt', 'nested.x', 'role', 'score']);
+  });
+
+  it('a file that needs a rewrite is loaded with every index built', async () => {
+    const { store, file } = await reopened(600, 100);
+    await store.insert({ _id: 'x2', createdAt: new Date().toISOString(), role: 'guest' });
+    await store.replace('x2', { _id: 'x2', createdAt: new Date().toISOString(), role: 'admin' }); // a superseded line
+    await store.detach();
+    const again = await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove: 100 });
+    expect(again.deferredIndexes).toEqual([]);
+    expect(again.findBy('role', 'admin').map((d) => d._id)).toContain('x2');
+    await again.close();
+  });
+
+  it('unique indexes are never deferred: they refuse a duplicate from the first write on', async () => {
+    const { store } = await reopened(600, 100);
+    expect(store.deferredIndexes).not.toContain('code');
+    await expect(store.insert({ _id: 'dup', createdAt: new Date().toISOString(), code: 'c1' })).rejects.toMatchObject({ name: 'UniqueViolationError' });
+    expect(store.get('dup')).toBeUndefined();
+    await store.close();
+  });
+
+  it('a small store builds its indexes at once', async () => {
+    const { store } = await reopened(50, 100);
+    expect(store.deferredIndexes).toEqual([]);
+    await store.close();
+  });
+});
