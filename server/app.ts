@@ -7,7 +7,7 @@ import { ApiError, errorHandler, noRoute, notFoundHandler } from './core/errors.
 import { JSON_TEXT, cors, jsonBody, loopbackHostGuard } from './core/http.js';
 import { authenticate } from './modules/auth/authenticate.js';
 import { isLoopbackHost } from './core/config.js';
-import { recordGetShortcut } from './modules/database/fast-path.js';
+import { installRecordGetFastPath } from './modules/database/fast-path.js';
 import { requestLogMiddleware } from './modules/request-log/request-log.js';
 import { consoleDistDir, mountConsole } from './console-ui.js';
 
@@ -21,12 +21,12 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   app.response.json = fastJson(app.response.json);
   // nosniff and the Host guard as one layer (each layer costs every request a path match).
   const hostGuard = isLoopbackHost(ctx.config.host) ? loopbackHostGuard() : undefined;
-  app.use((req, res, next) => {
+  const firstLayer: RequestHandler = (req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    const go = req.method === 'GET' ? recordGetFastPath(req, res, next) ?? next : next;
-    if (hostGuard) hostGuard(req, res, go);
-    else go();
-  });
+    if (hostGuard) hostGuard(req, res, next);
+    else next();
+  };
+  app.use(firstLayer);
 
   // Workspace API (mounted first: it takes most requests, and no route before it took its
   // paths): CORS for any origin, workspace resolved, token read. The steps run as one
@@ -57,7 +57,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
 
   // The hottest request, GET of one record by id, skips Express's routers (database module).
-  const recordGetFastPath = recordGetShortcut(ctx, workspacePipeline);
+  installRecordGetFastPath(app, ctx, { firstLayer, pipeline: workspacePipeline, onError: errorHandler });
 
   app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
 

@@ -97,7 +97,7 @@ describe('deferred indexes', () => {
   it('a replaceAll before the build leaves every index built over the new content, and written', async () => {
     const { store, file } = await reopened(600, 100);
     const rand = prng(8);
-    const next = Array.from({ length: 300 }, (_, i) => ({ ...makeDoc(rand, 20_000 + i, false), code: `n${i}` }));
+    const next: Doc[] = Array.from({ length: 300 }, (_, i) => ({ ...makeDoc(rand, 20_000 + i, false), code: `n${i}` }));
     await store.replaceAll(next);
     expect(store.deferredIndexes).toEqual([]);
     sameAsReference(store, 6, 150);

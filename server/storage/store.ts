@@ -7,6 +7,10 @@ import { translateNedbError, type DocStore, type IndexSpec } from './doc-store.j
 
 export interface Store {
   get(id: string): Promise<Doc | undefined>;
+  /** `get` answered at once, on a driver that holds the documents in this process (the
+   *  embedded one); absent where a read must wait for a database. The token check and the
+   *  record GET use it to answer without waiting a turn (docs/performance.md). */
+  getNow?(id: string): Doc | undefined;
   find(query: StoreQuery): Promise<QueryResult>;
   /** Documents whose value at `path` equals `value` (as a filter[path]=value would, typed). */
   findBy(path: string, value: unknown): Promise<Doc[]>;
@@ -40,6 +44,7 @@ export interface Store {
 export class EmbeddedStore implements Store {
   constructor(readonly doc: DocStore) {}
   async get(id: string) { return this.doc.get(id); }
+  getNow(id: string) { return this.doc.get(id); }
   async find(q: StoreQuery) { return this.doc.find(q); }
   async findBy(path: string, value: unknown) { return this.doc.findBy(path, value); }
   async all() { return this.doc.all(); }

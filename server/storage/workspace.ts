@@ -38,6 +38,8 @@ const STORE_NAME = new RegExp(`^(?:[a-z][a-z0-9_-]*|collections/${ID_SOURCE})$`)
 export class Workspace {
   private stores = new Map<string, Promise<DocStore>>();
   private loadFailures = new Map<string, { error: StorageUnavailableError; retryAt: number; attempts: number }>();
+  /** The same stores once open, for lookups that must not wait a turn (openStore). */
+  private opened = new Map<string, DocStore>();
   /** Set while a restore or import swaps the content: requests get 503. */
   busy = false;
 
@@ -98,8 +100,17 @@ export class Workspace {
       });
       store = store.catch(() => { throw this.loadFailures.get(name)!.error; });
       this.stores.set(name, store);
+      const opening = store;
+      opening.then((s) => { if (this.stores.get(name) === opening) this.opened.set(name, s); }, () => undefined);
     }
     return store;
+  }
+
+  /** The store when it is open already, else undefined (then `store` opens it): lets the token
+   *  check and the record GET run without waiting a turn when nothing needs loading. */
+  openStore(name: string): Store | undefined {
+    const doc = this.opened.get(name);
+    return doc && embeddedStore(doc);
   }
 
   /** The records of a collection. */
@@ -119,6 +130,7 @@ export class Workspace {
   async dropStore(name: string): Promise<void> {
     const store = this.stores.get(name);
     this.stores.delete(name);
+    this.opened.delete(name);
     if (store) await (await store).drop();
     else if (this.dir) await rm(this.storeFile(name)!, { force: true });
   }
@@ -128,6 +140,7 @@ export class Workspace {
   async forgetStore(name: string): Promise<void> {
     const store = this.stores.get(name);
     this.stores.delete(name);
+    this.opened.delete(name);
     this.loadFailures.delete(name);
     if (store) await (await store.catch(() => undefined))?.detach();
   }

@@ -111,7 +111,36 @@ export function accessTokenFor(ws: Workspace, user: UserDoc, session: SessionDoc
 /** Verifies an access token for a workspace: signature (HS256 only), expiry, workspace,
  *  live session and existing user. Every failure is a 401. Two in-memory index lookups
  *  after the HMAC: cheap enough for every request. */
-export async function verifyAccessToken(ws: Workspace, token: string): Promise<{ claims: TokenClaims; user: UserDoc; session: SessionDoc }> {
+export async function verifyAccessToken(ws: Workspace, token: string): Promise<VerifiedToken> {
+  const claims = verifiedClaims(ws, token);
+  return { claims, ...(await liveSession(ws, claims.sid, claims.sub)) };
+}
+
+export interface VerifiedToken { claims: TokenClaims; user: UserDoc; session: SessionDoc }
+
+/** verifyAccessToken without waiting, when the sessions and users stores are open (every
+ *  request but the first ones): the same checks in the same order, the same errors; undefined
+ *  when a store still has to be opened (the caller then takes verifyAccessToken). */
+export function verifyAccessTokenNow(ws: Workspace, token: string): VerifiedToken | undefined {
+  const sessions = ws.openStore('sessions');
+  const users = ws.openStore('users');
+  if (!sessions?.getNow || !users?.getNow) return undefined;
+  const claims = verifiedClaims(ws, token);
+  // liveSession's rule, in its order, with reads that answer at once.
+  const session = sessions.getNow(claims.sid) as SessionDoc | undefined;
+  if (!session || session.revoked || session.userId !== claims.sub) throw ApiError.unauthorized(SESSION_ENDED);
+  const user = users.getNow(claims.sub) as UserDoc | undefined;
+  if (!user) throw ApiError.unauthorized(USER_GONE);
+  if (session.impersonatedBy && (users.getNow(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin') throw ApiError.unauthorized(IMPERSONATION_ENDED);
+  return { claims, user, session };
+}
+
+const SESSION_ENDED = 'Session ended; sign in again';
+const USER_GONE = 'User no longer exists';
+const IMPERSONATION_ENDED = 'Impersonation ended: its administrator is gone';
+
+/** Signature (HS256 only), expiry and workspace of an access token; 401 otherwise. */
+function verifiedClaims(ws: Workspace, token: string): Readonly<TokenClaims> {
   let claims: Readonly<TokenClaims>;
   try {
     claims = verifySignature(ws, token);
@@ -122,7 +151,7 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
   if (typeof claims !== 'object' || claims === null || claims.app !== ws.id || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') {
     throw ApiError.unauthorized('Invalid access token');
   }
-  return { claims, ...(await liveSession(ws, claims.sid, claims.sub)) };
+  return claims;
 }
 
 /** The session check of every signed-in request and of every realtime frame: the session is
@@ -130,11 +159,11 @@ export async function verifyAccessToken(ws: Workspace, token: string): Promise<{
  *  it is still an admin. Every failure is a 401. */
 export async function liveSession(ws: Workspace, sessionId: string, userId: string): Promise<{ user: UserDoc; session: SessionDoc }> {
   const session = (await (await sessionsStore(ws)).get(sessionId)) as SessionDoc | undefined;
-  if (!session || session.revoked || session.userId !== userId) throw ApiError.unauthorized('Session ended; sign in again');
+  if (!session || session.revoked || session.userId !== userId) throw ApiError.unauthorized(SESSION_ENDED);
   const users = await ws.store('users');
   const user = (await users.get(userId)) as UserDoc | undefined;
-  if (!user) throw ApiError.unauthorized('User no longer exists');
-  if (await impersonationLapsed(users, session)) throw ApiError.unauthorized('Impersonation ended: its administrator is gone');
+  if (!user) throw ApiError.unauthorized(USER_GONE);
+  if (await impersonationLapsed(users, session)) throw ApiError.unauthorized(IMPERSONATION_ENDED);
   return { user, session };
 }
 

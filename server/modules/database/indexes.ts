@@ -20,6 +20,13 @@ export function desiredIndexes(def: Pick<CollectionDef, 'fields' | 'indexes'>): 
 // mutated, so identity tells whether anything changed), and the sync in flight.
 const synced = new WeakMap<Store, { def: CollectionDef; done: Promise<void>; ready: boolean }>();
 
+/** recordsStore without waiting: the store when it is open and already in line with `def`. */
+export function recordsStoreNow(ws: Workspace, def: CollectionDef): Store | undefined {
+  const store = ws.openStore(`collections/${def._id}`);
+  const state = store && synced.get(store);
+  return state && state.def === def && state.ready ? store : undefined;
+}
+
 /** The collection's records store, its indexes in line with the schema. */
 export async function recordsStore(ws: Workspace, def: CollectionDef): Promise<Store> {
   const store = await ws.records(def._id);
