@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import type { RestoreBenchResult } from '../restore.js';
 import { existsSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchOptions } from './options.js';
@@ -20,7 +20,9 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 export type OpFigures = Partial<Record<TargetKind, Figure>>;
 
 export interface BenchResults {
-  machine: { cpu: string; nproc: number; node: string; platform: string; date: string };
+  /** loadAvg: the machine's 1, 5 and 15 min load averages when the run started and ended (other
+   *  work on the machine moves every figure; ratios are taken within one run). */
+  machine: { cpu: string; nproc: number; node: string; platform: string; date: string; loadAvg?: number[]; loadAvgEnd?: number[] };
   options: Omit<BenchOptions, 'outDir' | 'verbose'>;
   tokenKind?: 'user' | 'admin';
   /** size → operation → figures per target. */
@@ -45,6 +47,7 @@ export function machineInfo(): BenchResults['machine'] {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     date: new Date().toISOString(),
+    loadAvg: loadavg(),
   };
 }
 
@@ -175,6 +178,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', { sizeMB: 200 }, results, log);
   if (o.realtime) results.extra.realtime = await optional('realtime', 'benchRealtime', {}, results, log);
   if (o.console) results.extra.console = await optional('console', 'benchConsole', { records: 100_000, runs: 5, log }, results, log);
+  results.machine.loadAvgEnd = loadavg();
   return results;
 }
 
