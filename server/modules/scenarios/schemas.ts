@@ -7,12 +7,9 @@ import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/schemas.js';
 import { checkExpression, templateExpressions } from './templates.js';
 import { zodFieldErrors } from '../../core/validation-messages.js';
 
-export const TRIGGER_TYPES = ['event', 'schedule', 'manual'] as const;
-export const STEP_TYPES = ['http', 'record.create', 'record.update', 'record.delete', 'message.send', 'delay'] as const;
-export type StepType = (typeof STEP_TYPES)[number];
-export const MAX_STEPS = 50;
-/** The longest a delay step may wait. */
-export const MAX_DELAY_MS = 5 * 60 * 1000;
+import { HTTP_STEP_METHODS, MAX_DELAY_MS, MAX_STEPS, STEP_TYPES, TRIGGER_TYPES, type StepType } from '../../shared/scenarios.js';
+
+export { MAX_DELAY_MS, MAX_STEPS, STEP_TYPES, TRIGGER_TYPES, type StepType };
 
 const trigger = z.looseObject({ type: z.enum(TRIGGER_TYPES) });
 const step = z.looseObject({ type: z.string().min(1).max(64) });
@@ -69,7 +66,7 @@ const data = z.union([z.record(z.string(), z.unknown()), z.string()]);
 const STEP_SCHEMAS: Record<StepType, z.ZodType> = {
   http: z.strictObject({
     type: z.literal('http'),
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).optional(),
+    method: z.enum(HTTP_STEP_METHODS).optional(),
     url: text,
     headers: headers.optional(),
     body: z.unknown().optional(),
