@@ -17,6 +17,7 @@ import { RequestsPage } from './pages/requests/requests-page';
 import { StoragePage } from './pages/storage/storage-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { CredentialsPage } from './pages/credentials/credentials-page';
+import { ScenariosPage } from './pages/scenarios/scenarios-page';
 
 // Swagger UI is large: loaded by the API reference page only.
 const ApiReferencePage = lazy(() => import('./pages/api-reference/api-page'));
@@ -80,7 +81,7 @@ export function App() {
               <Route path="storage" element={<StoragePage />} />
               <Route path="chats/:channelId?" element={<LaterPage area="chats" />} />
               <Route path="webhooks/:id?" element={<WebhooksPage />} />
-              <Route path="scenarios/:id?" element={<LaterPage area="scenarios" />} />
+              <Route path="scenarios/:id?" element={<ScenariosPage />} />
               <Route path="credentials" element={<CredentialsPage />} />
               <Route path="outbox" element={<OutboxPage />} />
               <Route path="requests" element={<RequestsPage />} />

@@ -15,7 +15,7 @@ export const NAV: Array<{ path: string; label: string; group: string; later?: bo
   { path: 'storage', label: 'Storage', group: 'Workspace' },
   { path: 'chats', label: 'Chats', group: 'Workspace', later: true },
   { path: 'webhooks', label: 'Webhooks', group: 'Automation' },
-  { path: 'scenarios', label: 'Scenarios', group: 'Automation', later: true },
+  { path: 'scenarios', label: 'Scenarios', group: 'Automation' },
   { path: 'credentials', label: 'Secrets', group: 'Automation' },
   { path: 'outbox', label: 'Outbox', group: 'Inspect' },
   { path: 'requests', label: 'Request log', group: 'Inspect' },
