@@ -57,9 +57,20 @@ test('build a scenario, see a validation error at its step, activate, run now, f
   await expect(json).toContainText('"ms": 4000');
   await expect(json).toContainText('"collection": "orders"');
   await expectAccessible(page, 'scenario JSON view');
+  // Edited there: broken JSON keeps the view (and says why); valid JSON comes back as forms.
+  await json.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.insertText('{ "name": ');
+  await expect(page.getByRole('alert').filter({ hasText: 'Not JSON' })).toBeVisible();
+  await expect(page.getByRole('tab', { name: 'Form' })).toBeDisabled();
+  const edited = (await ws.api('GET', '/scenarios')).body.data[0];
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.insertText(JSON.stringify({ name: edited.name, description: 'Notes each order', trigger: edited.trigger, steps: [edited.steps[0], { type: 'delay', ms: 3500 }] }));
   await page.getByRole('tab', { name: 'Form' }).click();
-  await expect(page.getByRole('group', { name: 'Step 2 · delay' }).getByLabel('Wait (milliseconds) *')).toHaveValue('4000');
-  await expect(page.getByText('All changes saved.')).toBeVisible();
+  await expect(page.getByLabel('Description')).toHaveValue('Notes each order');
+  await expect(page.getByRole('group', { name: 'Step 2 · delay' }).getByLabel('Wait (milliseconds) *')).toHaveValue('3500');
+  await expect(page.getByRole('group', { name: 'Trigger' }).getByLabel('Only for collection')).toHaveValue('orders');
+  await expect(page.getByText('Unsaved changes: Activate and Run now save them first.')).toBeVisible();
 
   // Run now: the execution shows while it runs (step 1 done, step 2 waiting), then its end.
   await page.getByRole('button', { name: 'Run now' }).click();
@@ -67,6 +78,8 @@ test('build a scenario, see a validation error at its step, activate, run now, f
   await expect(execution.getByRole('listitem', { name: 'Step 1 record.create: succeeded' })).toBeVisible();
   await expect(execution.getByRole('listitem', { name: 'Step 2 delay: running' })).toBeVisible();
   await expect(execution.getByRole('listitem', { name: 'Step 2 delay: succeeded' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('All changes saved.')).toBeVisible();
+  expect((await ws.api('GET', '/scenarios')).body.data[0]).toMatchObject({ description: 'Notes each order', steps: [{ type: 'record.create' }, { type: 'delay', ms: 3500 }] });
   await expect(page.getByRole('row').filter({ hasText: 'manual' })).toContainText('succeeded');
   await execution.getByRole('listitem', { name: 'Step 1 record.create: succeeded' }).getByText('Output').click();
   await expect(execution).toContainText('"note": "order "');

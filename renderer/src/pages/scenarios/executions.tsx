@@ -59,7 +59,7 @@ function ExecutionSteps({ exec, steps }: { exec: Execution; steps: Step[] }) {
     <section className="card stack" aria-label={title} aria-live="polite">
       <h3 style={{ margin: 0 }}>{title} <span className={`badge ${BADGE[exec.status] ?? ''}`}>{exec.status}</span></h3>
       {exec.error ? <p className="field-error" style={{ margin: 0 }}>{exec.error}</p> : null}
-      <ol className="stack" style={{ paddingLeft: 18, margin: 0 }}>
+      <ol className="stack" style={{ listStyle: 'none', paddingLeft: 0, margin: 0 }}>
         {stepStatuses(exec, steps).map((s, i) => (
           <li key={i} aria-label={`Step ${i + 1} ${s.type}: ${s.status}`}>
             <div className="row"><strong>Step {i + 1}</strong> <code>{s.type}</code> <span className={`badge ${BADGE[s.status] ?? ''}`}>{s.status}</span></div>
