@@ -20,6 +20,8 @@ export interface IndexSpec { fieldName: string; unique?: boolean; sparse?: boole
 export interface ParsedFile {
   /** Live documents, in the order of their first line. */
   docs: Doc[];
+  /** The same, by id. */
+  byId: Map<unknown, Doc>;
   /** Index definitions still in force. */
   specs: IndexSpec[];
   /** The file holds superseded, deleted, damaged or index-removal lines: worth a rewrite. */
@@ -99,7 +101,7 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
   const docs = [...byId.values()];
   const needsRewrite = corrupt > 0 || docLines !== docs.length || removedIndexes > 0 || indexLines !== specs.size
     || (raw.length > 0 && !raw.endsWith('\n'));
-  return { docs, specs: [...specs.values()], needsRewrite, bytes: Buffer.byteLength(raw) };
+  return { docs, byId, specs: [...specs.values()], needsRewrite, bytes: Buffer.byteLength(raw) };
 }
 
 /** The lines of a compact file holding `docs` and `indexes` (as nedb's compaction writes it). */

@@ -1,11 +1,13 @@
 // Indexes built after a big store's load (DocStore's deferIndexesAbove): until they are built the
-// store answers every query by scanning, writes in between are in the index once it is built,
-// and no rewrite of the file (compaction, replaceAll) ever leaves an index line out.
+// store answers every query by scanning (and `get` from the loader's map), a write builds the
+// `_id` tree first, writes in between are in each index once it is built, and no rewrite of the
+// file (compaction, replaceAll) ever leaves an index line out.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DocStore } from './doc-store.js';
+import { readDatafile } from './datafile.js';
 import { makeDoc, prng, randomQuery, reference } from './query-cases.js';
 import type { Doc } from './query.js';
 
@@ -14,9 +16,12 @@ afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, forc
 
 const FIELDS = ['role', 'age', 'score', 'nested.x'];
 
+/** The documents of a file, read apart from the store (store.all() would build its `_id` tree). */
+const fileDocs = async (file: string) => (await readDatafile(file)).docs as Doc[];
+
 /** A file-backed store of `n` random documents with indexes on FIELDS, closed, then reopened
  *  with the given deferral threshold. */
-async function reopened(n: number, deferIndexesAbove: number): Promise<{ store: DocStore; file: string }> {
+async function reopened(n: number, deferIndexesAbove: number): Promise<{ store: DocStore; file: string; docs: Doc[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'hb-deferred-'));
   dirs.push(dir);
   const file = join(dir, 'people.db');
@@ -26,15 +31,15 @@ async function reopened(n: number, deferIndexesAbove: number): Promise<{ store: 
   for (const f of FIELDS) await first.ensureIndex({ fieldName: f });
   await first.ensureIndex({ fieldName: 'code', unique: true });
   await first.close();
-  return { store: await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove }), file };
+  const docs = await fileDocs(file); // read before: the builds go on while a read waits
+  return { store: await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove }), file, docs };
 }
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 async function allBuilt(store: DocStore) { for (let i = 0; i < 20 && store.deferredIndexes.length; i++) await nextTurn(); }
 
-function sameAsReference(store: DocStore, seed: number, queries: number) {
+function sameAsReference(store: DocStore, docs: Doc[], seed: number, queries: number) {
   const rand = prng(seed);
-  const docs = store.all();
   for (let i = 0; i < queries; i++) {
     const q = randomQuery(rand);
     expect(store.find(q), JSON.stringify(q)).toEqual(reference(docs, q));
@@ -42,24 +47,47 @@ function sameAsReference(store: DocStore, seed: number, queries: number) {
 }
 
 describe('deferred indexes', () => {
-  it('a big store opens with its non-unique indexes unbuilt, answers as the full scan does, and builds them one per turn', async () => {
-    const { store } = await reopened(600, 100);
-    expect(store.deferredIndexes.sort()).toEqual(['age', 'createdAt', 'nested.x', 'role', 'score']);
+  it('a big store opens with _id and its non-unique indexes unbuilt, answers as the full scan does, and builds them one per turn', async () => {
+    const { store, file, docs } = await reopened(600, 100);
+    expect(store.deferredIndexes[0]).toBe('_id');
+    expect(store.deferredIndexes.slice(1).sort()).toEqual(['age', 'createdAt', 'nested.x', 'role', 'score']);
     expect(store.hasIndex('role')).toBe(true); // listed and kept, only not built yet
     expect(store.listIndexes().map((i) => i.fieldName).sort()).toEqual(['age', 'code', 'createdAt', 'nested.x', 'role', 'score']);
-    sameAsReference(store, 1, 150);
+    for (const d of docs.slice(0, 50)) expect(store.get(d._id as string)).toEqual(d);
+    expect(store.get('nope')).toBeUndefined();
+    expect(store.findBy('_id', docs[7]._id)).toEqual([docs[7]]);
+    expect(store.find({ conditions: [{ path: '_id', op: '$in', values: [docs[3]._id, docs[9]._id] }], sort: [{ path: '_id', dir: 1 }], limit: 10, offset: 0 }).total).toBe(2);
+    sameAsReference(store, docs, 1, 150);
+    expect(store.deferredIndexes[0]).toBe('_id'); // reads left it for later
     await nextTurn();
-    expect(store.deferredIndexes.length).toBe(4); // one per turn
+    expect(store.deferredIndexes.length).toBe(5); // _id first, then one per turn
+    await nextTurn();
+    expect(store.deferredIndexes.length).toBe(4);
     await allBuilt(store);
     expect(store.deferredIndexes).toEqual([]);
-    sameAsReference(store, 2, 150);
+    sameAsReference(store, store.all(), 2, 150);
     await store.close();
   });
 
+  it('a write before the _id tree is built builds it first; all() is in id order', async () => {
+    const { store, file, docs } = await reopened(600, 100);
+    await store.insert({ _id: 'fresh1', createdAt: new Date().toISOString(), role: 'admin' });
+    expect(store.deferredIndexes).not.toContain('_id');
+    expect(store.get('fresh1')?.role).toBe('admin');
+    expect(store.get(docs[5]._id as string)).toEqual(docs[5]);
+    expect(store.all().map((d) => d._id)).toEqual([...docs.map((d) => d._id as string), 'fresh1'].sort());
+    await expect(store.insert({ _id: docs[0]._id, createdAt: new Date().toISOString() })).rejects.toMatchObject({ name: 'UniqueViolationError' });
+    await store.close();
+    const again = await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove: 100 });
+    expect(again.get('fresh1')?.role).toBe('admin');
+    expect(again.size).toBe(docs.length + 1);
+    await again.close();
+  });
+
   it('writes made before an index is built are in it once built', async () => {
-    const { store } = await reopened(600, 100);
+    const { store, docs } = await reopened(600, 100);
     const rand = prng(3);
-    const ids = store.all().map((d) => d._id);
+    const ids = docs.map((d) => d._id as string);
     for (let i = 0; i < 60; i++) {
       const id = ids[i * 7];
       if (i % 3 === 0) await store.remove(id);
@@ -67,7 +95,7 @@ describe('deferred indexes', () => {
     }
     await store.insert({ ...makeDoc(rand, 9999, false), _id: 'fresh', role: 'admin', age: 99 });
     await allBuilt(store);
-    sameAsReference(store, 4, 200);
+    sameAsReference(store, store.all(), 4, 200);
     // The built index holds exactly what a scan finds.
     const byIndex = store.findBy('role', 'admin').map((d: Doc) => d._id).sort();
     expect(byIndex).toEqual(store.all().filter((d) => d.role === 'admin').map((d) => d._id).sort());
@@ -100,7 +128,7 @@ describe('deferred indexes', () => {
     const next: Doc[] = Array.from({ length: 300 }, (_, i) => ({ ...makeDoc(rand, 20_000 + i, false), code: `n${i}` }));
     await store.replaceAll(next);
     expect(store.deferredIndexes).toEqual([]);
-    sameAsReference(store, 6, 150);
+    sameAsReference(store, store.all(), 6, 150);
     expect(store.findBy('role', 'admin').length).toBe(next.filter((d) => d.role === 'admin').length);
     await store.close();
     const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.includes('$$indexCreated')).map((l) => JSON.parse(l).$$indexCreated.fieldName).sort();

@@ -91,6 +91,11 @@ export class DocStore {
    *  them (queries scan) and writes need not maintain them; each is built from the documents of
    *  the moment and registered in one synchronous step, so none misses a write. */
   private readonly deferred = new Map<string, NedbIndex>();
+  /** A big store's `_id` tree is built the turn after its load, too: until then `get` reads the
+   *  loader's map, queries scan the loaded documents (the planner does not see the unbuilt
+   *  index), and anything else (every write, `all`) builds it first. */
+  private loaded: { byId: Map<unknown, Doc>; docs: Doc[]; index: NedbIndex } | undefined;
+  private readonly Index: IndexClass;
 
   private constructor(readonly filename: string | undefined, bytes: number) {
     const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
@@ -98,6 +103,7 @@ export class DocStore {
     patchKeyCheck();
     patchBucketDelete(this.engine.indexes._id);
     patchArrayCount(this.engine.indexes._id);
+    this.Index = this.engine.indexes._id.constructor as IndexClass;
     this.file = filename ? new DataFile(filename, bytes) : undefined;
     this.compactedBytes = bytes;
   }
@@ -120,6 +126,7 @@ export class DocStore {
         if (defer && !spec.unique && typeof spec.fieldName === 'string' && !spec.fieldName.includes(',')) store.deferred.set(spec.fieldName, index);
         else store.engine.indexes[spec.fieldName] = index;
       }
+      if (defer) store.deferIdIndex(parsed.byId as Map<unknown, Doc>, parsed.docs as Doc[]);
       for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, parsed.docs);
       store.count = parsed.docs.length;
       // A file with superseded or damaged lines is rewritten; if the disk refuses, the store
@@ -130,7 +137,7 @@ export class DocStore {
       // Built now, written with the store's first write (a store only read leaves no file).
       const options = { fieldName: 'createdAt', unique: false, sparse: false };
       const index = new store.IndexClass(options);
-      bulkResetIndex(index, store.all());
+      bulkResetIndex(index, store.engine.getAllData());
       store.engine.indexes.createdAt = index;
       if (store.file) store.header = serialize({ $$indexCreated: options }) + '\n';
     }
@@ -139,8 +146,30 @@ export class DocStore {
       store.timer = setInterval(() => { if (store.writesSinceCompaction > 0) void store.compact().catch(() => undefined); }, every);
       store.timer.unref();
     }
-    if (store.deferred.size) store.scheduleDeferredBuild();
+    if (store.deferred.size || store.loaded) store.scheduleDeferredBuild();
     return store;
+  }
+
+  /** Leaves the `_id` tree unbuilt (see `loaded`): taken out of the engine's indexes, and the
+   *  engine's document list answered from the load. */
+  private deferIdIndex(byId: Map<unknown, Doc>, docs: Doc[]): void {
+    this.loaded = { byId, docs, index: this.engine.indexes._id };
+    delete (this.engine.indexes as Partial<Record<string, NedbIndex>>)._id;
+    this.engine.getAllData = () => docs;
+  }
+
+  /** Builds the `_id` tree if it was left for later, and puts it back first among the indexes
+   *  (where nedb keeps it). Synchronous: no write can come in between. */
+  private buildIdIndex(): void {
+    const loaded = this.loaded;
+    if (!loaded) return;
+    this.loaded = undefined;
+    bulkResetIndex(loaded.index, loaded.docs);
+    delete (this.engine as Partial<NedbEngine>).getAllData;
+    const others = { ...this.engine.indexes };
+    for (const key of Object.keys(others)) delete this.engine.indexes[key];
+    Object.assign(this.engine.indexes, { _id: loaded.index }, others);
+    this.changed(); // lists without a sort come in id order from now on
   }
 
   /** Builds deferred indexes over the current documents and registers them: the first one
@@ -148,7 +177,7 @@ export class DocStore {
   buildDeferredIndexes(one = false): void {
     for (const [key, index] of this.deferred) {
       this.deferred.delete(key);
-      bulkResetIndex(index, this.all());
+      bulkResetIndex(index, this.engine.getAllData());
       this.engine.indexes[key] = index;
       if (one) return;
     }
@@ -158,26 +187,28 @@ export class DocStore {
    *  answered first), one per turn, so that requests get through in between. */
   private scheduleDeferredBuild(): void {
     const step = () => {
-      if (this.closed || this.deferred.size === 0) return;
-      this.buildDeferredIndexes(true);
-      if (this.deferred.size) setImmediate(step).unref();
+      if (this.closed) return;
+      if (this.loaded) this.buildIdIndex();
+      else this.buildDeferredIndexes(true);
+      if (this.loaded || this.deferred.size) setImmediate(step).unref();
     };
     setImmediate(step).unref();
   }
 
-  /** Keys of the indexes not built yet (tests). */
-  get deferredIndexes(): string[] { return [...this.deferred.keys()]; }
+  /** Keys of the indexes not built yet, `_id` first when it is one of them (tests). */
+  get deferredIndexes(): string[] { return [...(this.loaded ? ['_id'] : []), ...this.deferred.keys()]; }
 
   get size(): number { return this.count; }
 
   /** The stored document, not a copy: callers must not mutate it (stores replace, never mutate). */
   get(id: string): Doc | undefined {
     if (typeof id !== 'string') return undefined;
+    if (this.loaded) return this.loaded.byId.get(id);
     return this.engine.indexes._id.getMatching(id)[0] as Doc | undefined;
   }
 
   /** Every document, in id order; read-only. */
-  all(): Doc[] { return this.engine.getAllData() as Doc[]; }
+  all(): Doc[] { this.buildIdIndex(); return this.engine.getAllData() as Doc[]; }
 
   /** Documents whose indexed or plain field equals a value (uses an index when there is one). */
   findBy(path: string, value: unknown): Doc[] {
@@ -312,6 +343,7 @@ export class DocStore {
   /** Prepares replacing the whole content with `docs` (indexes built aside: a unique violation
    *  throws here and changes nothing). Call inside `holdWrites`. */
   stageReplaceAll(docs: Doc[]): StagedChange {
+    this.buildIdIndex();
     const copies = docs.map((d) => model.deepCopy(d));
     const fresh: Record<string, NedbIndex> = {};
     for (const [key, index] of [...Object.entries(this.engine.indexes), ...this.deferred]) {
@@ -337,6 +369,7 @@ export class DocStore {
    *  checked against the unique indexes (a violation throws here and changes nothing). Call
    *  inside `holdWrites`. */
   stageChanges(put: Doc[], deleted: string[]): StagedChange {
+    this.buildIdIndex();
     const prepared = put.map((d) => this.prepare(d));
     const removed = deleted.map((id) => this.get(id)).filter((d): d is Doc => !!d);
     const pairs = prepared.map((p) => ({ oldDoc: this.get(p._id), newDoc: p }));
@@ -470,7 +503,7 @@ export class DocStore {
     this.header = '';
   }
 
-  private get IndexClass(): IndexClass { return this.engine.indexes._id.constructor as IndexClass; }
+  private get IndexClass(): IndexClass { return this.Index; }
 
   /** Every index but `_id`, built or deferred: what the file must list. */
   private allIndexes(): NedbIndex[] {
@@ -524,6 +557,7 @@ export class DocStore {
   private write<T>(op: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed'));
     const run = async () => {
+      this.buildIdIndex(); // every write maintains the _id tree
       this.changed();
       try {
         const result = await op();
