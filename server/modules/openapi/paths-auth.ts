@@ -1,5 +1,6 @@
 // Paths of the auth group (self-service) and the users group (administration).
-import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
+import { json, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
+import { crudPaths, type Resource } from './crud-paths.js';
 
 const AUTH = 'auth';
 const USERS = 'users';
@@ -73,26 +74,15 @@ export function authPaths(): Record<string, Schema> {
 }
 
 export function usersPaths(): Record<string, Schema> {
-  const update: OpSpec = {
-    id: 'users.update', tag: USERS, summary: 'Update a user', access: 'admin',
-    description: 'Partial: `email`, `password`, `name`, `role` and profile fields. Demoting the last administrator is a 409.',
-    body: ref('UserUpdate'), ok: json(200, 'The user', ref('User')), errors: [404, 409],
-  };
-  return {
-    '/users': pathItem('/users', {
-      get: { id: 'users.list', tag: USERS, summary: 'List users', access: 'admin', list: true, ok: json(200, 'A page of users', listOf(ref('User'))) },
-      post: {
-        id: 'users.create', tag: USERS, summary: 'Create a user', access: 'admin', description: 'A duplicate email is a 409.',
-        body: ref('UserCreate'), ok: json(201, 'The user', ref('User')), errors: [409],
-      },
-    }),
-    '/users/{id}': pathItem('/users/{id}', {
-      get: { id: 'users.get', tag: USERS, summary: 'Get a user', access: 'admin', ok: json(200, 'The user', ref('User')) },
-      ...putAndPatch(update),
-      delete: {
-        id: 'users.delete', tag: USERS, summary: 'Delete a user', access: 'admin', description: 'The last administrator cannot be deleted (409).',
-        ok: noContent('Deleted'), errors: [409],
-      },
-    }),
-  };
+  const user: Resource = { id: 'users', tag: USERS, access: 'admin', noun: 'user', schema: 'User' };
+  return crudPaths('/users', user, {
+    list: {},
+    create: { description: 'A duplicate email is a 409.', body: ref('UserCreate'), errors: [409] },
+    get: {},
+    update: {
+      description: 'Partial: `email`, `password`, `name`, `role` and profile fields. Demoting the last administrator is a 409.',
+      body: ref('UserUpdate'), errors: [409],
+    },
+    remove: { description: 'The last administrator cannot be deleted (409).', errors: [409] },
+  });
 }

@@ -1,29 +1,23 @@
 // Paths of the webhooks, scenarios and credentials (secrets) groups; all admin only.
-import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
+import { json, listOf, pathItem, ref, type OpSpec, type Schema } from './ops.js';
+import { crudPaths, type Resource } from './crud-paths.js';
 
 const WEBHOOKS = 'webhooks';
 const SCENARIOS = 'scenarios';
 const SECRETS = 'credentials';
 
 export function webhooksPaths(): Record<string, Schema> {
-  const update: OpSpec = {
-    id: 'webhooks.update', tag: WEBHOOKS, summary: 'Edit a webhook', access: 'admin',
-    description: 'Partial: `name`, `url`, `events`, `active`, `filter` (`null` removes it).',
-    body: ref('WebhookUpdate'), ok: json(200, 'The webhook', ref('Webhook')), errors: [404],
-  };
+  const webhook: Resource = { id: 'webhooks', tag: WEBHOOKS, access: 'admin', noun: 'webhook', schema: 'Webhook' };
   return {
-    '/webhooks': pathItem('/webhooks', {
-      get: { id: 'webhooks.list', tag: WEBHOOKS, summary: 'List webhooks', access: 'admin', list: true, ok: json(200, 'A page of webhooks', listOf(ref('Webhook'))) },
-      post: {
-        id: 'webhooks.create', tag: WEBHOOKS, summary: 'Create a webhook', access: 'admin',
+    ...crudPaths('/webhooks', webhook, {
+      list: {},
+      create: {
         description: 'Deliveries are signed per Standard Webhooks with the `secret` returned here, once.',
         body: ref('WebhookCreate'), ok: json(201, 'The webhook and its signing secret', ref('WebhookCreated')),
       },
-    }),
-    '/webhooks/{id}': pathItem('/webhooks/{id}', {
-      get: { id: 'webhooks.get', tag: WEBHOOKS, summary: 'Get a webhook', access: 'admin', ok: json(200, 'The webhook', ref('Webhook')), errors: [404] },
-      ...putAndPatch(update),
-      delete: { id: 'webhooks.delete', tag: WEBHOOKS, summary: 'Delete a webhook', access: 'admin', description: 'Its pending deliveries and logs go too.', ok: noContent('Deleted'), errors: [404] },
+      get: {},
+      update: { summary: 'Edit a webhook', description: 'Partial: `name`, `url`, `events`, `active`, `filter` (`null` removes it).', body: ref('WebhookUpdate') },
+      remove: { description: 'Its pending deliveries and logs go too.' },
     }),
     '/webhooks/{id}/logs': pathItem('/webhooks/{id}/logs', {
       get: {
@@ -42,11 +36,7 @@ export function webhooksPaths(): Record<string, Schema> {
 }
 
 export function scenariosPaths(): Record<string, Schema> {
-  const update: OpSpec = {
-    id: 'scenarios.update', tag: SCENARIOS, summary: 'Edit a scenario', access: 'admin',
-    description: 'Partial: `name`, `description`, `trigger`, `steps`. An active scenario is checked in full (422).',
-    body: ref('ScenarioUpdate'), ok: json(200, 'The scenario', ref('Scenario')), errors: [404],
-  };
+  const scenario: Resource = { id: 'scenarios', tag: SCENARIOS, access: 'admin', noun: 'scenario', schema: 'Scenario' };
   const toggle = (active: boolean): OpSpec => ({
     id: active ? 'scenarios.activate' : 'scenarios.deactivate', tag: SCENARIOS, access: 'admin',
     summary: active ? 'Start the scenario (no body)' : 'Stop the scenario (no body)',
@@ -54,17 +44,15 @@ export function scenariosPaths(): Record<string, Schema> {
     ok: json(200, 'The scenario', ref('Scenario')), errors: active ? [404, 422] : [404],
   });
   return {
-    '/scenarios': pathItem('/scenarios', {
-      get: { id: 'scenarios.list', tag: SCENARIOS, summary: 'List scenarios', access: 'admin', list: true, ok: json(200, 'A page of scenarios', listOf(ref('Scenario'))) },
-      post: {
-        id: 'scenarios.create', tag: SCENARIOS, summary: 'Create a scenario', access: 'admin', description: 'New scenarios are inactive.',
-        body: ref('ScenarioCreate'), ok: json(201, 'The scenario', ref('Scenario')),
+    ...crudPaths('/scenarios', scenario, {
+      list: {},
+      create: { description: 'New scenarios are inactive.', body: ref('ScenarioCreate') },
+      get: {},
+      update: {
+        summary: 'Edit a scenario', description: 'Partial: `name`, `description`, `trigger`, `steps`. An active scenario is checked in full (422).',
+        body: ref('ScenarioUpdate'),
       },
-    }),
-    '/scenarios/{id}': pathItem('/scenarios/{id}', {
-      get: { id: 'scenarios.get', tag: SCENARIOS, summary: 'Get a scenario', access: 'admin', ok: json(200, 'The scenario', ref('Scenario')), errors: [404] },
-      ...putAndPatch(update),
-      delete: { id: 'scenarios.delete', tag: SCENARIOS, summary: 'Delete a scenario', access: 'admin', description: 'Stops it and deletes its executions.', ok: noContent('Deleted'), errors: [404] },
+      remove: { description: 'Stops it and deletes its executions.' },
     }),
     '/scenarios/{id}/activate': pathItem('/scenarios/{id}/activate', { post: toggle(true) }),
     '/scenarios/{id}/deactivate': pathItem('/scenarios/{id}/deactivate', { post: toggle(false) }),
@@ -85,24 +73,19 @@ export function scenariosPaths(): Record<string, Schema> {
 }
 
 export function credentialsPaths(): Record<string, Schema> {
-  const update: OpSpec = {
-    id: 'credentials.update', tag: SECRETS, summary: 'Replace a secret', access: 'admin',
-    description: 'Partial: `name`, `type`, `description`, `value` (write-only).',
-    body: ref('SecretUpdate'), ok: json(200, 'The secret\'s metadata', ref('Secret')), errors: [404, 409],
-  };
-  return {
-    '/credentials': pathItem('/credentials', {
-      get: { id: 'credentials.list', tag: SECRETS, summary: 'List secrets (values omitted)', access: 'admin', list: true, ok: json(200, 'A page of secrets', listOf(ref('Secret'))) },
-      post: {
-        id: 'credentials.create', tag: SECRETS, summary: 'Create a secret', access: 'admin',
-        description: 'The value is stored encrypted and never returned. A duplicate name is a 409.',
-        body: ref('SecretCreate'), ok: json(201, 'The secret\'s metadata', ref('Secret')), errors: [409],
-      },
-    }),
-    '/credentials/{id}': pathItem('/credentials/{id}', {
-      get: { id: 'credentials.get', tag: SECRETS, summary: 'A secret\'s metadata', access: 'admin', ok: json(200, 'The secret\'s metadata', ref('Secret')), errors: [404] },
-      ...putAndPatch(update),
-      delete: { id: 'credentials.delete', tag: SECRETS, summary: 'Delete a secret', access: 'admin', ok: noContent('Deleted'), errors: [404] },
-    }),
-  };
+  const secret: Resource = { id: 'credentials', tag: SECRETS, access: 'admin', noun: 'secret', schema: 'Secret' };
+  const metadata = json(200, 'The secret\'s metadata', ref('Secret'));
+  return crudPaths('/credentials', secret, {
+    list: { summary: 'List secrets (values omitted)' },
+    create: {
+      description: 'The value is stored encrypted and never returned. A duplicate name is a 409.',
+      body: ref('SecretCreate'), ok: { ...metadata, status: 201 }, errors: [409],
+    },
+    get: { summary: 'A secret\'s metadata', ok: metadata },
+    update: {
+      summary: 'Replace a secret', description: 'Partial: `name`, `type`, `description`, `value` (write-only).',
+      body: ref('SecretUpdate'), ok: metadata, errors: [409],
+    },
+    remove: {},
+  });
 }

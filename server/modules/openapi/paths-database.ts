@@ -1,6 +1,7 @@
 // Paths of the database group: collections, generic record paths (any collection), and each
 // collection's fields, views and indexes (admin only). Per-collection record paths: records.ts.
 import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
+import { crudPaths, itemPath, type Resource } from './crud-paths.js';
 
 const COLLECTIONS = 'database: collections';
 const RECORDS = 'database: records';
@@ -10,24 +11,18 @@ const schemaList = (what: string, item: string): OpSpec['ok'] =>
   json(200, `Every ${what} of the collection (the whole list: meta.total = meta.limit = its length, offset 0)`, listOf(ref(item)));
 
 export function databasePaths(): Record<string, Schema> {
-  const recordUpdate: OpSpec = {
-    id: 'records.update', tag: RECORDS, summary: 'Update a record', access: 'optional',
-    description: 'Partial update: given fields replace, absent fields stay. Access: `setting.update` of the collection.',
-    body: ref('RecordInput'), ok: json(200, 'The record', ref('Record')), errors: [403, 404, 409],
-  };
+  const record: Resource = { id: 'records', tag: RECORDS, access: 'optional', noun: 'record', schema: 'Record' };
   const collectionUpdate: OpSpec = {
     id: 'collections.update', tag: COLLECTIONS, summary: 'Update a collection\'s settings', access: 'admin',
     description: 'Partial: `name`, `setting` (given keys replace, absent keys stay; `remove: null` follows `update` again). `_id` cannot change.',
     body: ref('CollectionUpdate'), ok: json(200, 'The collection', ref('Collection')), errors: [404],
   };
-  const fieldUpdate: OpSpec = {
-    id: 'fields.update', tag: SCHEMA, summary: 'Change a field\'s settings', access: 'admin',
-    body: ref('FieldUpdate'), ok: json(200, 'The field', ref('Field')), errors: [404, 409],
-  };
-  const viewUpdate: OpSpec = {
-    id: 'views.update', tag: SCHEMA, summary: 'Update a view', access: 'admin',
-    body: ref('ViewUpdate'), ok: json(200, 'The view', ref('View')), errors: [404],
-  };
+  // A collection's fields, views and indexes: whole lists (no paging), admin only.
+  const part = (noun: string, schema: string): Resource => ({ id: `${noun}s`, tag: SCHEMA, access: 'admin', noun, schema });
+  const field = part('field', 'Field');
+  const view = part('view', 'View');
+  const index = { ...part('index', 'Index'), id: 'indexes', plural: 'indexes' };
+  const wholeList = (r: Resource) => ({ list: false, ok: schemaList(r.noun, r.schema) });
 
   return {
     '/database': pathItem('/database', {
@@ -65,54 +60,40 @@ export function databasePaths(): Record<string, Schema> {
         description: 'Its records, fields, views and indexes go with it.', ok: noContent('Deleted'),
       },
     }),
-    '/database/{collection}/{id}': pathItem('/database/{collection}/{id}', {
-      get: {
-        id: 'records.get', tag: RECORDS, summary: 'Get a record', access: 'optional', description: 'Access: `setting.read` of the collection.',
-        ok: json(200, 'The record', ref('Record')), errors: [403],
+    '/database/{collection}/{id}': itemPath('/database/{collection}/{id}', record, {
+      get: { description: 'Access: `setting.read` of the collection.', errors: [403] },
+      update: {
+        description: 'Partial update: given fields replace, absent fields stay. Access: `setting.update` of the collection.',
+        body: ref('RecordInput'), errors: [403, 409],
       },
-      ...putAndPatch(recordUpdate),
-      delete: {
-        id: 'records.delete', tag: RECORDS, summary: 'Delete a record', access: 'optional', description: 'Access: `setting.remove` (default: `setting.update`).',
-        ok: noContent('Deleted'), errors: [403],
-      },
+      remove: { description: 'Access: `setting.remove` (default: `setting.update`).', errors: [403] },
     }),
 
-    '/database/{collection}/fields': pathItem('/database/{collection}/fields', {
-      get: { id: 'fields.list', tag: SCHEMA, summary: 'List fields', access: 'admin', ok: schemaList('field', 'Field') },
-      post: {
-        id: 'fields.create', tag: SCHEMA, summary: 'Create a field', access: 'admin',
+    ...crudPaths('/database/{collection}/fields', field, {
+      list: wholeList(field),
+      create: {
         description: 'The `_id` (or the `name`) is the key in records. A `unique` field builds its index first (409 on existing duplicates).',
-        body: ref('FieldCreate'), ok: json(201, 'The field', ref('Field')), errors: [409],
+        body: ref('FieldCreate'), errors: [409],
       },
+      get: {},
+      update: { summary: 'Change a field\'s settings', body: ref('FieldUpdate'), errors: [409] },
+      remove: { description: 'Stored values stay in the records.' },
     }),
-    '/database/{collection}/fields/{id}': pathItem('/database/{collection}/fields/{id}', {
-      get: { id: 'fields.get', tag: SCHEMA, summary: 'Get a field', access: 'admin', ok: json(200, 'The field', ref('Field')) },
-      ...putAndPatch(fieldUpdate),
-      delete: { id: 'fields.delete', tag: SCHEMA, summary: 'Delete a field', access: 'admin', description: 'Stored values stay in the records.', ok: noContent('Deleted') },
+    ...crudPaths('/database/{collection}/views', view, {
+      list: wholeList(view),
+      create: { body: ref('ViewCreate'), errors: [409] },
+      get: {},
+      update: { body: ref('ViewUpdate') },
+      remove: {},
     }),
-    '/database/{collection}/views': pathItem('/database/{collection}/views', {
-      get: { id: 'views.list', tag: SCHEMA, summary: 'List views', access: 'admin', ok: schemaList('view', 'View') },
-      post: {
-        id: 'views.create', tag: SCHEMA, summary: 'Create a view', access: 'admin',
-        body: ref('ViewCreate'), ok: json(201, 'The view', ref('View')), errors: [409],
-      },
-    }),
-    '/database/{collection}/views/{id}': pathItem('/database/{collection}/views/{id}', {
-      get: { id: 'views.get', tag: SCHEMA, summary: 'Get a view', access: 'admin', ok: json(200, 'The view', ref('View')) },
-      ...putAndPatch(viewUpdate),
-      delete: { id: 'views.delete', tag: SCHEMA, summary: 'Delete a view', access: 'admin', ok: noContent('Deleted') },
-    }),
-    '/database/{collection}/indexes': pathItem('/database/{collection}/indexes', {
-      get: { id: 'indexes.list', tag: SCHEMA, summary: 'List indexes', access: 'admin', ok: schemaList('index', 'Index') },
-      post: {
-        id: 'indexes.create', tag: SCHEMA, summary: 'Create an index', access: 'admin',
+    ...crudPaths('/database/{collection}/indexes', index, {
+      list: wholeList(index),
+      create: {
         description: 'A unique index over existing duplicates, or a second index over the same fields, is a 409.',
-        body: ref('IndexCreate'), ok: json(201, 'The index', ref('Index')), errors: [409],
+        body: ref('IndexCreate'), errors: [409],
       },
-    }),
-    '/database/{collection}/indexes/{id}': pathItem('/database/{collection}/indexes/{id}', {
-      get: { id: 'indexes.get', tag: SCHEMA, summary: 'Get an index', access: 'admin', ok: json(200, 'The index', ref('Index')) },
-      delete: { id: 'indexes.delete', tag: SCHEMA, summary: 'Delete an index', access: 'admin', ok: noContent('Deleted') },
+      get: {},
+      remove: {},
     }),
   };
 }

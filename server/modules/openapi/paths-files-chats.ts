@@ -1,6 +1,7 @@
 // Paths of the storage group (simple upload, tus 1.0, files, downloads) and the
 // chats group (channels, members, messages).
-import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema, type Success } from './ops.js';
+import { json, listOf, noContent, pathItem, ref, type OpSpec, type Schema, type Success } from './ops.js';
+import { crudPaths, itemPath, type Resource } from './crud-paths.js';
 
 const STORAGE = 'storage';
 const CHATS = 'chats';
@@ -115,32 +116,23 @@ function download(id: string, summary: string): OpSpec {
 }
 
 export function chatsPaths(): Record<string, Schema> {
-  const updateChannel: OpSpec = {
-    id: 'chats.channels.update', tag: CHATS, summary: 'Update channel settings', access: 'user',
-    description: 'The channel owner or an admin.', body: ref('ChannelUpdate'), ok: json(200, 'The channel', ref('Channel')), errors: [403, 404],
-  };
-  const updateMessage: OpSpec = {
-    id: 'chats.messages.update', tag: CHATS, summary: 'Edit a message', access: 'user',
-    description: 'The author only.', body: ref('MessageUpdate'), ok: json(200, 'The message', ref('Message')), errors: [403, 404],
-  };
+  const channel: Resource = { id: 'chats.channels', tag: CHATS, access: 'user', noun: 'channel', schema: 'Channel' };
+  const message: Resource = { id: 'chats.messages', tag: CHATS, access: 'user', noun: 'message', schema: 'Message' };
   return {
-    '/chats/channels': pathItem('/chats/channels', {
-      get: { id: 'chats.channels.list', tag: CHATS, summary: 'List my channels (all, for an admin)', access: 'user', list: true, ok: json(200, 'A page of channels', listOf(ref('Channel'))) },
-      post: {
-        id: 'chats.channels.create', tag: CHATS, summary: 'Create a channel', access: 'user',
+    ...crudPaths('/chats/channels', channel, {
+      list: { summary: 'List my channels (all, for an admin)' },
+      create: {
         description: 'The creator is a member (and the owner). A second direct channel between the same two users is a 409.',
-        body: ref('ChannelCreate'), bodyRequired: false, ok: json(201, 'The channel', ref('Channel')), errors: [409],
+        body: ref('ChannelCreate'), bodyRequired: false, errors: [409],
       },
+      get: { errors: [403] },
+      update: { summary: 'Update channel settings', description: 'The channel owner or an admin.', body: ref('ChannelUpdate'), errors: [403] },
+      remove: { description: 'The channel owner or an admin.', errors: [403] },
     }),
-    '/chats/channels/{id}': pathItem('/chats/channels/{id}', {
-      get: { id: 'chats.channels.get', tag: CHATS, summary: 'Get a channel', access: 'user', ok: json(200, 'The channel', ref('Channel')), errors: [403] },
-      ...putAndPatch(updateChannel),
-      delete: { id: 'chats.channels.delete', tag: CHATS, summary: 'Delete a channel', access: 'user', description: 'The channel owner or an admin.', ok: noContent('Deleted'), errors: [403] },
-    }),
-    '/chats/messages/{id}': pathItem('/chats/messages/{id}', {
-      get: { id: 'chats.messages.get', tag: CHATS, summary: 'Get a message', access: 'user', ok: json(200, 'The message', ref('Message')), errors: [403] },
-      ...putAndPatch(updateMessage),
-      delete: { id: 'chats.messages.delete', tag: CHATS, summary: 'Delete a message', access: 'user', description: 'The author or an admin.', ok: noContent('Deleted'), errors: [403] },
+    '/chats/messages/{id}': itemPath('/chats/messages/{id}', message, {
+      get: { errors: [403] },
+      update: { summary: 'Edit a message', description: 'The author only.', body: ref('MessageUpdate'), errors: [403] },
+      remove: { description: 'The author or an admin.', errors: [403] },
     }),
     '/chats/{channelId}/messages': pathItem('/chats/{channelId}/messages', {
       get: {
