@@ -1,4 +1,4 @@
-// The five routes of a resource that is listed, created, read, changed and deleted: GET and
+// `itemRoutes`: the routes of one item by id. `crudRoutes`: the five routes of a resource that is listed, created, read, changed and deleted: GET and
 // POST on `path`, GET, PUT and PATCH (both a partial update) and DELETE on `path/:id`. The
 // read-only rule (core/read-only.ts) is applied here once, for every such resource: a create
 // naming a server-managed field is refused; a change may repeat the current value (what the GET
@@ -24,10 +24,36 @@ export interface CrudHandlers {
 type Register = (path: string, ...handlers: RequestHandler[]) => unknown;
 export interface Routes { get: Register; post: Register; put: Register; patch: Register; delete: Register }
 
+export interface ItemHandlers {
+  get(req: Request, id: string): unknown;
+  /** `body` as sent (the handler parses it). */
+  update?(req: Request, id: string, body: unknown): Promise<unknown>;
+  remove?(req: Request, id: string): Promise<void>;
+}
+
+/** GET, PUT and PATCH (the same partial update) and DELETE (204) of one item at `path`
+ *  (ending in `/:id`); the handlers answer the JSON body. */
+export function itemRoutes(router: Routes, path: string, h: ItemHandlers): void {
+  const id = (req: Request) => String(req.params.id);
+  router.get(path, async (req, res) => {
+    res.json(await h.get(req, id(req)));
+  });
+  const { update, remove } = h;
+  if (update) {
+    const change: RequestHandler = async (req, res) => { res.json(await update(req, id(req), req.body)); };
+    router.put(path, change);
+    router.patch(path, change);
+  }
+  if (remove) {
+    router.delete(path, async (req, res) => {
+      await remove(req, id(req));
+      res.status(204).end();
+    });
+  }
+}
+
 export function crudRoutes(router: Routes, path: string, crud: CrudHandlers): void {
-  const one = `${path}/:id`;
   const readOnly = crud.readOnly ?? SERVER_FIELDS;
-  const id = (req: Request) => req.params.id as string;
   router.get(path, async (req, res) => {
     const q = parseListQuery(req.query);
     const { data, total } = await crud.list(req.ws, q);
@@ -36,17 +62,9 @@ export function crudRoutes(router: Routes, path: string, crud: CrudHandlers): vo
   router.post(path, async (req, res) => {
     res.status(201).json(await crud.create(req, withoutReadOnly(req.body, readOnly)));
   });
-  router.get(one, async (req, res) => {
-    res.json(await crud.get(req.ws, id(req)));
-  });
-  const update: RequestHandler = async (req, res) => {
-    const current = await crud.get(req.ws, id(req));
-    res.json(await crud.update(req, id(req), withoutReadOnly(req.body, readOnly, current)));
-  };
-  router.put(one, update);
-  router.patch(one, update);
-  router.delete(one, async (req, res) => {
-    await crud.remove(req, id(req));
-    res.status(204).end();
+  itemRoutes(router, `${path}/:id`, {
+    get: (req, id) => crud.get(req.ws, id),
+    update: async (req, id, body) => crud.update(req, id, withoutReadOnly(body, readOnly, await crud.get(req.ws, id))),
+    remove: (req, id) => crud.remove(req, id),
   });
 }

@@ -1,11 +1,12 @@
 // The chats API group over HTTP: channels, members and messages. Rules live in
 // service.ts; this file only reads requests and writes responses.
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Module } from '../context.js';
 import { requireUser } from '../auth/authenticate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { SortKey } from '../../storage/query.js';
 import * as chats from './service.js';
+import { itemRoutes } from '../crud-routes.js';
 
 const NEWEST_FIRST: SortKey[] = [{ path: 'createdAt', dir: -1 }];
 
@@ -27,31 +28,17 @@ export const chatsModule: Module = {
     router.post('/chats/channels', async (req, res) => {
       res.status(201).json(await chats.createChannel(ctx, req.ws, req.body, opts(req)));
     });
-    router.get('/chats/channels/:id', async (req, res) => {
-      res.json(await chats.getChannel(ctx, req.ws, param(req, 'id'), opts(req)));
-    });
-    const updateChannel = async (req: Request, res: Response) => {
-      res.json(await chats.updateChannel(ctx, req.ws, param(req, 'id'), req.body, opts(req)));
-    };
-    router.put('/chats/channels/:id', updateChannel);
-    router.patch('/chats/channels/:id', updateChannel);
-    router.delete('/chats/channels/:id', async (req, res) => {
-      await chats.deleteChannel(ctx, req.ws, param(req, 'id'), opts(req));
-      res.status(204).end();
+    itemRoutes(router, '/chats/channels/:id', {
+      get: (req, id) => chats.getChannel(ctx, req.ws, id, opts(req)),
+      update: (req, id, body) => chats.updateChannel(ctx, req.ws, id, body, opts(req)),
+      remove: (req, id) => chats.deleteChannel(ctx, req.ws, id, opts(req)),
     });
 
     // Messages by id.
-    router.get('/chats/messages/:id', async (req, res) => {
-      res.json(await chats.getMessage(ctx, req.ws, param(req, 'id'), opts(req)));
-    });
-    const updateMessage = async (req: Request, res: Response) => {
-      res.json(await chats.updateMessage(ctx, req.ws, param(req, 'id'), req.body, opts(req)));
-    };
-    router.put('/chats/messages/:id', updateMessage);
-    router.patch('/chats/messages/:id', updateMessage);
-    router.delete('/chats/messages/:id', async (req, res) => {
-      await chats.deleteMessage(ctx, req.ws, param(req, 'id'), opts(req));
-      res.status(204).end();
+    itemRoutes(router, '/chats/messages/:id', {
+      get: (req, id) => chats.getMessage(ctx, req.ws, id, opts(req)),
+      update: (req, id, body) => chats.updateMessage(ctx, req.ws, id, body, opts(req)),
+      remove: (req, id) => chats.deleteMessage(ctx, req.ws, id, opts(req)),
     });
 
     // A channel's messages and members.

@@ -11,6 +11,7 @@ import { DEFAULT_SORT, queryDocs, type Doc } from '../../storage/query.js';
 import type { RecordOp } from './access.js';
 import { createCollection, deleteCollection, listCollections, updateCollection } from './collections.js';
 import * as schema from './schema-service.js';
+import { itemRoutes } from '../crud-routes.js';
 import {
   CollectionByIdBody, CollectionPatchBody, FieldPatchBody, NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody,
 } from './schemas.js';
@@ -107,6 +108,7 @@ export const databaseModule: Module = {
     });
 
     // ---- fields, views, indexes (before /:id so that these names are not read as record ids) ----
+    // The collection must exist (404) before any of its parts is looked at.
     const collectionOf = (req: Request) => getCollection(req.ws, param(req, 'collection'));
 
     admin.get('/database/:collection/fields', (req, res) => { const def = collectionOf(req); res.json(listOf(def.fields)); });
@@ -114,17 +116,10 @@ export const databaseModule: Module = {
       collectionOf(req);
       res.status(201).json(await schema.createField(req.ws, param(req, 'collection'), parseBody(NewFieldBody, req.body)));
     });
-    admin.get('/database/:collection/fields/:id', (req, res) => { res.json(item(collectionOf(req).fields, param(req, 'id'), 'Field')); });
-    const patchField = async (req: Request, res: Response) => {
-      collectionOf(req);
-      res.json(await schema.updateField(req.ws, param(req, 'collection'), param(req, 'id'), parseBody(FieldPatchBody, req.body)));
-    };
-    admin.put('/database/:collection/fields/:id', patchField);
-    admin.patch('/database/:collection/fields/:id', patchField);
-    admin.delete('/database/:collection/fields/:id', async (req, res) => {
-      collectionOf(req);
-      await schema.deleteField(req.ws, param(req, 'collection'), param(req, 'id'));
-      res.status(204).end();
+    itemRoutes(admin, '/database/:collection/fields/:id', {
+      get: (req, id) => item(collectionOf(req).fields, id, 'Field'),
+      update: (req, id, body) => schema.updateField(req.ws, collectionOf(req)._id, id, parseBody(FieldPatchBody, body)),
+      remove: (req, id) => schema.deleteField(req.ws, collectionOf(req)._id, id),
     });
 
     admin.get('/database/:collection/views', (req, res) => { res.json(listOf(collectionOf(req).views)); });
@@ -132,17 +127,10 @@ export const databaseModule: Module = {
       collectionOf(req);
       res.status(201).json(await schema.createView(req.ws, param(req, 'collection'), parseBody(NewViewBody, req.body)));
     });
-    admin.get('/database/:collection/views/:id', (req, res) => { res.json(item(collectionOf(req).views, param(req, 'id'), 'View')); });
-    const patchView = async (req: Request, res: Response) => {
-      collectionOf(req);
-      res.json(await schema.updateView(req.ws, param(req, 'collection'), param(req, 'id'), parseBody(ViewPatchBody, req.body)));
-    };
-    admin.put('/database/:collection/views/:id', patchView);
-    admin.patch('/database/:collection/views/:id', patchView);
-    admin.delete('/database/:collection/views/:id', async (req, res) => {
-      collectionOf(req);
-      await schema.deleteView(req.ws, param(req, 'collection'), param(req, 'id'));
-      res.status(204).end();
+    itemRoutes(admin, '/database/:collection/views/:id', {
+      get: (req, id) => item(collectionOf(req).views, id, 'View'),
+      update: (req, id, body) => schema.updateView(req.ws, collectionOf(req)._id, id, parseBody(ViewPatchBody, body)),
+      remove: (req, id) => schema.deleteView(req.ws, collectionOf(req)._id, id),
     });
 
     admin.get('/database/:collection/indexes', (req, res) => { res.json(listOf(collectionOf(req).indexes)); });
@@ -150,11 +138,9 @@ export const databaseModule: Module = {
       collectionOf(req);
       res.status(201).json(await schema.createIndex(req.ws, param(req, 'collection'), parseBody(NewIndexBody, req.body)));
     });
-    admin.get('/database/:collection/indexes/:id', (req, res) => { res.json(item(collectionOf(req).indexes, param(req, 'id'), 'Index')); });
-    admin.delete('/database/:collection/indexes/:id', async (req, res) => {
-      collectionOf(req);
-      await schema.deleteIndex(req.ws, param(req, 'collection'), param(req, 'id'));
-      res.status(204).end();
+    itemRoutes(admin, '/database/:collection/indexes/:id', {
+      get: (req, id) => item(collectionOf(req).indexes, id, 'Index'),
+      remove: (req, id) => schema.deleteIndex(req.ws, collectionOf(req)._id, id),
     });
 
     // A record GET passed on above (an id spelled like a schema part) that no schema route took.

@@ -1,5 +1,5 @@
 // The scenarios API group: CRUD, activate / deactivate, run now, executions. Admin only.
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { adminOnly, requireUser } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
