@@ -25,11 +25,16 @@ export function readOnlyErrors(body: unknown, fields: readonly string[], current
   return errors;
 }
 
+/** Throws the 422 of readOnlyErrors, if any. */
+export function assertReadOnlyKept(body: unknown, fields: readonly string[], current?: object): void {
+  const errors = readOnlyErrors(body, fields, current);
+  if (errors.length) throw ApiError.validation(errors);
+}
+
 /** Throws the 422 of readOnlyErrors; otherwise returns `body` without the read-only fields (the
  *  ones repeating the current value are dropped), ready for a strict schema. */
 export function withoutReadOnly(body: unknown, fields: readonly string[], current?: object): unknown {
-  const errors = readOnlyErrors(body, fields, current);
-  if (errors.length) throw ApiError.validation(errors);
+  assertReadOnlyKept(body, fields, current);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const rest: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   for (const field of fields) delete rest[field];

@@ -5,6 +5,7 @@ import type { AppContext, Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import { adminOnly } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
+import { assertReadOnlyKept } from '../../core/read-only.js';
 import { preserialised, storedDocJson } from '../../core/http.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { DEFAULT_SORT, queryDocs, type Doc } from '../../storage/query.js';
@@ -96,7 +97,7 @@ export const databaseModule: Module = {
       const id = param(req, 'collection');
       const body = parseBody(CollectionPatchBody, req.body);
       getCollection(req.ws, id);
-      if (body._id !== undefined && body._id !== id) throw ApiError.invalidField('_id', 'read_only', "A collection's '_id' cannot change");
+      assertReadOnlyKept(body, ['_id'], { _id: id });
       res.json(await updateCollection(req.ws, id, body));
     };
     admin.put('/database/:collection', patchCollection);

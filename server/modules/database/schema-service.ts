@@ -6,6 +6,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { ID_PATTERN, ID_RULE, newId, nowIso } from '../../core/ids.js';
+import { assertReadOnlyKept } from '../../core/read-only.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
@@ -56,8 +57,8 @@ export function createField(ws: Workspace, collectionId: string, body: z.infer<t
 function buildField(ws: Workspace, collectionId: string, others: FieldDef[], body: z.infer<typeof NewFieldBody>): FieldDef {
   const id = body._id ?? body.name;
   if (id === undefined) throw ApiError.invalidField('_id', 'required', "'_id' is required: the field's key in records (or give a 'name' that can serve as one)");
-  if (!body._id && !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(id)) {
-    throw ApiError.invalidField('name', 'format', "'name' must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$ when no '_id' is given (it becomes the field's key)");
+  if (!body._id && !ID_PATTERN.test(id)) {
+    throw ApiError.invalidField('name', 'format', `'name' ${ID_RULE} when no '_id' is given (it becomes the field's key)`);
   }
   if (RESERVED_FIELDS.has(id)) throw ApiError.invalidField('_id', 'invalid', `'_id' cannot be '${id}': the server keeps it on every record`);
   // Lists refuse these names in filters, sorts and fields, and the store's indexes would read
@@ -102,7 +103,7 @@ export function updateField(ws: Workspace, collectionId: string, fieldId: string
   return withSchemaLock(ws, async () => {
     const def = getCollection(ws, collectionId);
     const old = find(def.fields, fieldId, 'Field');
-    if (body._id !== undefined && body._id !== fieldId) throw ApiError.invalidField('_id', 'read_only', "A field's '_id' (its key in records) cannot change");
+    assertReadOnlyKept(body, ['_id'], old); // the key in records
     const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: nowIso() };
     if (body.default === null) delete merged.default;
     const field = checkField(ws, merged, collectionId);
@@ -112,10 +113,16 @@ export function updateField(ws: Workspace, collectionId: string, fieldId: string
 }
 
 export function deleteField(ws: Workspace, collectionId: string, fieldId: string): Promise<void> {
+  return deletePart(ws, collectionId, 'fields', fieldId, 'Field');
+}
+
+/** Removes one field, view or index of a collection (404 if it has none of that id). */
+function deletePart(ws: Workspace, collectionId: string, part: 'fields' | 'views' | 'indexes', id: string, what: string): Promise<void> {
   return withSchemaLock(ws, async () => {
     const def = getCollection(ws, collectionId);
-    find(def.fields, fieldId, 'Field');
-    await commit(ws, def, { fields: def.fields.filter((f) => f._id !== fieldId) });
+    const list: Array<{ _id: string }> = def[part];
+    find(list, id, what);
+    await commit(ws, def, { [part]: list.filter((x) => x._id !== id) });
   });
 }
 
@@ -159,7 +166,7 @@ export function updateView(ws: Workspace, collectionId: string, viewId: string, 
   return withSchemaLock(ws, async () => {
     const def = getCollection(ws, collectionId);
     const old = find(def.views, viewId, 'View');
-    if (body._id !== undefined && body._id !== viewId) throw ApiError.invalidField('_id', 'read_only', "A view's '_id' cannot change");
+    assertReadOnlyKept(body, ['_id'], old);
     const view = checkView(def, {
       ...old, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.filter !== undefined ? { filter: body.filter } : {}),
       ...viewParts(body), updatedAt: nowIso(),
@@ -170,11 +177,7 @@ export function updateView(ws: Workspace, collectionId: string, viewId: string, 
 }
 
 export function deleteView(ws: Workspace, collectionId: string, viewId: string): Promise<void> {
-  return withSchemaLock(ws, async () => {
-    const def = getCollection(ws, collectionId);
-    find(def.views, viewId, 'View');
-    await commit(ws, def, { views: def.views.filter((v) => v._id !== viewId) });
-  });
+  return deletePart(ws, collectionId, 'views', viewId, 'View');
 }
 
 function viewParts(body: z.infer<typeof NewViewBody>): Partial<ViewDef> {
@@ -214,11 +217,7 @@ export function createIndex(ws: Workspace, collectionId: string, body: z.infer<t
 }
 
 export function deleteIndex(ws: Workspace, collectionId: string, indexId: string): Promise<void> {
-  return withSchemaLock(ws, async () => {
-    const def = getCollection(ws, collectionId);
-    find(def.indexes, indexId, 'Index');
-    await commit(ws, def, { indexes: def.indexes.filter((i) => i._id !== indexId) });
-  });
+  return deletePart(ws, collectionId, 'indexes', indexId, 'Index');
 }
 
 // ---- shared ----------------------------------------------------------------------------
