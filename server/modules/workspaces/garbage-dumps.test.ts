@@ -138,3 +138,44 @@ describe('a scenario without a trigger', () => {
     expect(run.body.status).toBe('succeeded');
   });
 });
+
+describe('the same bad document through its API and through an import', () => {
+  const schema = { collections: [{ _id: 'typed', setting: { read: 'public', write: 'private', update: 'private' }, fields: [{ _id: 'age', type: 'integer' }] }] };
+  /** [what, the API call, the import's dump, the field both must name (the import's is rooted at its section)] */
+  const CASES: Array<[string, () => Promise<{ status: number; body: any }>, Record<string, unknown>, string, string]> = [
+    ['a webhook with a relative URL', () => t.req('POST', '/webhooks', { body: { name: 'w', url: '/hook', events: ['*'] } }),
+      { webhooks: [{ _id: 'w1', name: 'w', url: '/hook', events: ['*'] }] }, 'url', 'webhooks[0].url'],
+    ['a webhook with an unknown event', () => t.req('POST', '/webhooks', { body: { name: 'w', url: 'http://127.0.0.1:9/h', events: ['record.exploded'] } }),
+      { webhooks: [{ _id: 'w1', name: 'w', url: 'http://127.0.0.1:9/h', events: ['record.exploded'] }] }, 'events[0]', 'webhooks[0].events[0]'],
+    ['a secret with a bad name', () => t.req('POST', '/credentials', { body: { name: 'api key', value: 'v' } }),
+      { secrets: [{ _id: 'c1', name: 'api key' }] }, 'name', 'secrets[0].name'],
+    ['a collection with a bad id', () => t.req('POST', '/database', { body: { _id: '1bad', setting: schema.collections[0].setting } }),
+      { schema: { collections: [{ _id: '1bad', setting: schema.collections[0].setting }] } }, '_id', 'schema.collections[0]._id'],
+    ['a field of an unknown type', () => t.req('POST', '/database/typed/fields', { body: { _id: 'when', type: 'moment' } }),
+      { schema: { collections: [{ ...schema.collections[0], fields: [{ _id: 'when', type: 'moment' }] }] } }, 'type', 'schema.collections[0].fields[0].type'],
+    ['a record breaking its field type', () => t.req('POST', '/database/typed', { body: { age: 'old' } }),
+      { schema, records: { typed: [{ _id: 'r1', age: 'old' }] } }, 'age', 'records.typed[0].age'],
+    ['a record with a $ key', () => t.req('POST', '/database/typed', { body: { meta: { $gt: 1 } } }),
+      { schema, records: { typed: [{ _id: 'r1', meta: { $gt: 1 } }] } }, 'meta', 'records.typed[0].meta'],
+  ];
+
+  beforeAll(async () => {
+    const res = await t.req('POST', '/database', { body: schema.collections[0] });
+    expect(res.status, res.text).toBe(201);
+  });
+
+  it.each(CASES)('%s is refused by both, naming the same field', async (_what, api, extra, apiField, importField) => {
+    const before = await t.consoleReq('GET', '/workspaces/demo/export');
+    const viaApi = await api();
+    expect(viaApi.status).toBe(422);
+    // The API names array items `events.0`, an import `events[0]` (the dump's JSON path).
+    const dotted = (f: unknown) => String(f).replace(/\[(\d+)\]/g, '.$1');
+    expect(dotted(viaApi.body.error.details.field).startsWith(dotted(apiField))).toBe(true);
+    const viaImport = await importDump(dump(extra));
+    expect(viaImport.status).toBe(422);
+    expect(dotted(viaImport.body.error.details.field).startsWith(dotted(importField))).toBe(true);
+    expect(viaImport.body.error.details.reason).toBe(viaApi.body.error.details.reason);
+    const after = await t.consoleReq('GET', '/workspaces/demo/export');
+    expect({ ...after.body, exportedAt: 0 }).toEqual({ ...before.body, exportedAt: 0 });
+  });
+});
