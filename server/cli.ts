@@ -126,7 +126,7 @@ async function serve(args: string[]) {
       `  API reference:  ${srv.consoleUrl}/app/${main ?? '{app_id}'}/api/`,
       ...signIn,
       `  Workspaces:     ${workspaces.join(', ') || '(none)'}`,
-      `  Data:           ${srv.config.inMemory ? 'in memory (nothing is written to disk)' : srv.config.dataDir}`,
+      `  Data:           ${srv.config.database ? `PostgreSQL ${redactUrl(srv.config.database)}, files in ${srv.config.filesDir}` : srv.config.inMemory ? 'in memory (nothing is written to disk)' : srv.config.dataDir}`,
       `  Console token:  ${srv.consoleToken}   (console API: ${srv.url}/workspaces)`,
       quiet ? '' : 'Requests:',
     ].filter((l) => l !== '');
@@ -243,3 +243,14 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (!known && !(err instanceof Error && /Refusing to start/.test(err.message))) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
   process.exit(err instanceof UsageError ? 2 : 1);
 });
+
+/** A database URL without its password, for the start banner. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

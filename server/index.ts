@@ -9,6 +9,8 @@ import { FirstAdminInput } from './modules/users/schemas.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/database-error.js';
+import type { PgDatabase } from './storage/pg/pg-store.js';
+import { openOnDatabase } from './storage/pg-start.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './modules/context.js';
 import { buildApp } from './app.js';
@@ -50,24 +52,25 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
   checkAdminOptions(config);
   if (config.database) {
     // The URL is checked, the server reached and the driver's schema created or upgraded (a newer
-    // one is refused). The modules are not yet ported to the asynchronous store interface both
-    // drivers implement (see docs/scaling.md, "Status"), and a driver that cannot serve every API
-    // group must not half-work: refuse with one line rather than serve part of the API.
-    // Loaded only when asked for: the embedded default never pays for the pg client.
+    // one is refused) before anything else. Loaded only when asked for: the embedded default
+    // never pays for the pg client.
     const { PgDatabase } = await import('./storage/pg/pg-store.js');
-    const { redactUrl } = await import('./storage/pg/connection.js');
-    const db = await PgDatabase.open(config.database);
-    await db.close();
-    throw new DatabaseError(`PostgreSQL at ${redactUrl(config.database)} is reachable and its Homebase schema is current, but this Homebase does not yet serve the workspace API from PostgreSQL (see docs/scaling.md, "Status"); start without --database`);
+    return assemble(config, await PgDatabase.open(config.database));
   }
+  return assemble(config, undefined);
+}
+
+/** Builds the server on the embedded stores (`db` undefined) or on PostgreSQL. */
+async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promise<HomebaseServer> {
   let releaseLock: (() => void) | undefined;
   if (config.dataDir) {
     mkdirSync(config.dataDir, { recursive: true });
     releaseLock = acquireLock(config.dataDir);
   }
   try {
-    const registry = await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
-    const ctx: AppContext = { config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] };
+    const bus = new EventBus();
+    const registry = db ? await openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
+    const ctx: AppContext = { config, registry, bus, upgradeHandlers: [], closers: [] };
     const app = buildApp(ctx, modules);
     for (const m of modules) await m.start?.(ctx);
 
@@ -100,12 +103,15 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
         problems.push((err as Error).message);
       } finally {
         releaseLock?.();
+        await registry.database?.relay?.close().catch(() => undefined);
+        await db?.close().catch(() => undefined);
       }
       if (problems.length) throw new ShutdownError(problems);
     })());
     return { app, ctx, config, consoleToken: registry.consoleToken, generatedAdmin, close };
   } catch (err) {
     releaseLock?.();
+    await db?.close().catch(() => undefined);
     throw err;
   }
 }

@@ -19,12 +19,17 @@ export interface BusEvent<T = Record<string, unknown>> {
   actor?: Actor;
   /** How many scenario steps deep this change was caused (loop guard). Not part of the envelope. */
   depth?: number;
+  /** Published by another process on the same database and relayed here: realtime hands it to
+   *  this process's sockets; webhooks and scenarios leave it to the process that published it. */
+  relayed?: boolean;
 }
 
 export type BusListener = (event: BusEvent) => void | Promise<void>;
 
 export class EventBus {
   private listeners = new Set<BusListener>();
+  /** On PostgreSQL: sends each event published here (not relayed ones) to the other processes. */
+  forward?: (event: BusEvent) => void;
 
   subscribe(listener: BusListener): () => void {
     this.listeners.add(listener);
@@ -43,6 +48,7 @@ export class EventBus {
         logger.error({ err, event: event.type }, 'event listener failed');
       }
     }
+    if (!event.relayed) this.forward?.(event);
     return event;
   }
 }

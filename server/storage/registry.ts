@@ -5,7 +5,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
-import { Workspace, restrictToOwner } from './workspace.js';
+import { Workspace, freshKeys, restrictToOwner, type PgBackend, type WorkspaceSettings, type WorkspaceKeys } from './workspace.js';
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
@@ -29,7 +29,49 @@ export class Registry {
     private readonly dataDir: string | undefined,
     private readonly store: SettingsStore<RegistryData>,
     private readonly compactEvery: number,
+    /** On PostgreSQL: the database, and the folder of uploaded files (`--files`). */
+    private readonly pg?: PgBackend & { filesDir: string },
   ) {}
+
+  /** The registry on PostgreSQL: workspaces, settings, keys and the console token in the
+   *  database; each workspace's uploaded files in `filesDir/<id>`. */
+  static async loadPg(pg: PgBackend, filesDir: string, consoleToken: string | undefined): Promise<Registry> {
+    await mkdir(filesDir, { recursive: true, mode: 0o700 });
+    const token = await pg.workspaces.consoleToken(consoleToken, `hb_console_${randomBytes(24).toString('base64url')}`);
+    const rows = await pg.workspaces.list<WorkspaceSettings, WorkspaceKeys>();
+    const store = await SettingsStore.open<RegistryData>(undefined, {
+      consoleToken: token, workspaces: rows.map((r) => ({ _id: r.id, name: r.name, createdAt: r.createdAt })),
+    });
+    const registry = new Registry(undefined, store, 0, { ...pg, filesDir });
+    for (const r of rows) registry.open.set(r.id, await Workspace.openPg(r.id, pg, join(filesDir, r.id), r.keys, { name: r.name, createdAt: r.createdAt }));
+    return registry;
+  }
+
+  /** Another process created a workspace: open it here too (undefined if there is none). */
+  async adopt(id: string): Promise<Workspace | undefined> {
+    if (!this.pg || this.open.has(id)) return this.open.get(id);
+    const row = await this.pg.workspaces.get<WorkspaceSettings, WorkspaceKeys>(id);
+    if (!row || this.open.has(id)) return this.open.get(id);
+    const ws = await Workspace.openPg(id, this.pg, join(this.pg.filesDir, id), row.keys, { name: row.name, createdAt: row.createdAt });
+    if (this.open.has(id)) return this.open.get(id);
+    this.open.set(id, ws);
+    await this.save((d) => { d.workspaces.push({ _id: id, name: row.name, createdAt: row.createdAt }); });
+    for (const l of this.listeners) await l.opened?.(ws);
+    return ws;
+  }
+
+  /** Another process deleted a workspace: close it here. */
+  async release(id: string): Promise<void> {
+    const ws = this.open.get(id);
+    if (!ws || !this.pg) return;
+    for (const l of this.listeners) await l.closing?.(ws);
+    this.open.delete(id);
+    await this.save((d) => { d.workspaces = d.workspaces.filter((w) => w._id !== id); });
+    await ws.close();
+    for (const l of this.listeners) await l.deleted?.(ws);
+  }
+
+  get database(): PgBackend | undefined { return this.pg; }
 
   static async load(dataDir: string | undefined, consoleToken: string | undefined, compactEvery: number): Promise<Registry> {
     if (dataDir) {
@@ -76,10 +118,19 @@ export class Registry {
     // beside `demo` would be the same folder, and deleting one would wipe the other.
     const twin = [...this.open.keys()].find((other) => idFoldKey(other) === idFoldKey(id));
     if (twin) throw new UniqueViolationError(`Workspace '${twin}' already exists; workspace ids may not differ only in case (they name folders on case-insensitive file systems)`, { field: '_id' });
-    const ws = await Workspace.open(id, this.dirOf(id), { name }, this.compactEvery);
+    let ws: Workspace;
+    if (this.pg) {
+      const keys = freshKeys();
+      const createdAt = new Date().toISOString();
+      await this.pg.workspaces.create(id, name, { name, createdAt, collections: [] }, keys);
+      ws = await Workspace.openPg(id, this.pg, join(this.pg.filesDir, id), keys, { name, createdAt });
+    } else {
+      ws = await Workspace.open(id, this.dirOf(id), { name }, this.compactEvery);
+    }
     this.open.set(id, ws);
     const info: WorkspaceInfo = { _id: id, name, createdAt: ws.settings.data.createdAt };
     await this.save((d) => { d.workspaces.push(info); });
+    this.pg?.changed(id, 'created');
     for (const l of this.listeners) await l.opened?.(ws);
     return ws;
   }
@@ -89,13 +140,18 @@ export class Registry {
     for (const l of this.listeners) await l.closing?.(ws);
     this.open.delete(id);
     await this.save((d) => { d.workspaces = d.workspaces.filter((w) => w._id !== id); });
+    if (this.pg) {
+      await this.pg.workspaces.delete(id);
+      this.pg.changed(id, 'deleted');
+    }
     await ws.close(); // its folder goes next: what it could not compact no longer matters
     for (const l of this.listeners) await l.deleted?.(ws);
     if (ws.dir) await rm(ws.dir, { recursive: true, force: true });
   }
 
   /** Tells listeners that a workspace's content was replaced (reset, restore, import). */
-  async notifyReplaced(ws: Workspace): Promise<void> {
+  async notifyReplaced(ws: Workspace, options: { local?: boolean } = {}): Promise<void> {
+    if (!options.local) this.pg?.changed(ws.id, 'replaced');
     for (const l of this.listeners) await l.replaced?.(ws);
   }
 

@@ -40,6 +40,22 @@ export class SettingsStore<T extends object> {
     return new SettingsStore(db);
   }
 
+  /** Settings kept elsewhere (a row in PostgreSQL), read and written through `adapter`. */
+  static async openWith<T extends object>(adapter: Adapter<T>, defaults: T): Promise<SettingsStore<T>> {
+    const db = new Low<T>(adapter, structuredClone(defaults));
+    await db.read();
+    db.data = { ...structuredClone(defaults), ...(db.data ?? {}) };
+    return new SettingsStore(db);
+  }
+
+  /** Reads the data again (another process changed it). */
+  reload(): Promise<void> {
+    const run = async () => { const fresh = await this.db.adapter.read(); if (fresh) this.db.data = fresh; };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   /** The current data; read-only outside `update`. */
   get data(): T { return this.db.data; }
 

@@ -10,6 +10,24 @@ import { embeddedStore, type Store } from './store.js';
 import { SettingsStore } from './settings-store.js';
 import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
 import { recoverSwap } from './swap.js';
+import type { PgDatabase } from './pg/pg-store.js';
+import type { PgWorkspaces } from './pg/workspaces.js';
+import type { EventRelay, SharedLoginLimiter } from './pg/coordination.js';
+
+/** The PostgreSQL driver behind a workspace (`--database`): its stores are tables, its settings
+ *  and keys a row of homebase_workspaces; its folder holds only uploaded files (`--files`). And
+ *  what the processes on the database share (storage/pg-start.ts). */
+export interface PgBackend {
+  db: PgDatabase;
+  workspaces: PgWorkspaces;
+  relay?: EventRelay;
+  /** Failed logins counted in the database (undefined: the limit is off). */
+  loginLimiter?: SharedLoginLimiter;
+  /** True in exactly one process for a scheduled scenario's tick. */
+  claimTick(workspace: string, scenarioId: string, tick: Date): Promise<boolean>;
+  /** Tells the other processes that a workspace was created, deleted or swapped wholesale. */
+  changed(workspace: string, what: 'created' | 'deleted' | 'replaced'): void;
+}
 
 const LOAD_RETRY_MS = 1000;
 const LOAD_RETRY_MAX_MS = 60_000;
@@ -49,7 +67,18 @@ export class Workspace {
     readonly settings: SettingsStore<WorkspaceSettings>,
     readonly keys: WorkspaceKeys,
     private readonly compactEvery: number,
+    /** Set on PostgreSQL; undefined for the embedded stores. */
+    readonly pg?: PgBackend,
   ) {}
+
+  /** A workspace on PostgreSQL: settings and keys from its row, uploaded files under `dir`. */
+  static async openPg(id: string, pg: PgBackend, dir: string, keys: WorkspaceKeys, init: { name: string; createdAt: string }): Promise<Workspace> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await restrictToOwner(dir);
+    const settings = await SettingsStore.openWith<WorkspaceSettings>(pg.workspaces.settingsAdapter<WorkspaceSettings>(id),
+      { name: init.name, createdAt: init.createdAt, collections: [] });
+    return new Workspace(id, dir, settings, keys, 0, pg);
+  }
 
   static async open(id: string, dir: string | undefined, init: { name: string }, compactEvery: number): Promise<Workspace> {
     if (dir) {
@@ -77,11 +106,16 @@ export class Workspace {
    *  503 naming the reason, and is tried again only after a back-off (1 s, doubling up to a
    *  minute): requests in between fail at once, holding nothing, so memory stays flat. */
   store(name: string): Promise<Store> {
+    if (this.pg) {
+      if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
+      return this.pg.db.store(this.id, name);
+    }
     return this.docStore(name).then(embeddedStore);
   }
 
   /** The embedded DocStore behind a store (the staged swaps of state.ts write its file). */
   docStore(name: string): Promise<DocStore> {
+    if (this.pg) throw new Error('docStore: the embedded stores only');
     let store = this.stores.get(name);
     if (!store) {
       if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
@@ -118,6 +152,7 @@ export class Workspace {
 
   /** Names of every store this workspace has, open or only on disk. */
   async storeNames(): Promise<string[]> {
+    if (this.pg) return this.pg.db.storeNames(this.id);
     const names = new Set(this.stores.keys());
     if (this.dir) {
       for (const f of await readdir(join(this.dir, 'stores')).catch(() => [] as string[])) if (f.endsWith('.db')) names.add(f.slice(0, -3));
@@ -128,6 +163,7 @@ export class Workspace {
 
   /** Deletes a store and its file (a dropped collection). */
   async dropStore(name: string): Promise<void> {
+    if (this.pg) return this.pg.db.dropStore(this.id, name);
     const store = this.stores.get(name);
     this.stores.delete(name);
     this.opened.delete(name);
@@ -138,6 +174,7 @@ export class Workspace {
   /** Forgets an open store without touching its file (a swap replaced or removed it): the next
    *  use loads it from the file again. */
   async forgetStore(name: string): Promise<void> {
+    if (this.pg) { this.pg.db.forget(this.id); return; }
     const store = this.stores.get(name);
     this.stores.delete(name);
     this.opened.delete(name);
@@ -146,7 +183,7 @@ export class Workspace {
   }
 
   /** The file of a store (undefined in memory). */
-  fileOf(name: string): string | undefined { return this.storeFile(name); }
+  fileOf(name: string): string | undefined { return this.pg ? undefined : this.storeFile(name); }
 
   /** Fails with 503 while the workspace is being restored or imported. */
   assertAvailable(): void { if (this.busy) throw new StoreUnavailableError(); }
@@ -165,13 +202,16 @@ export class Workspace {
   }
 
   private storeFile(name: string): string | undefined {
-    if (!this.dir) return undefined;
+    if (!this.dir || this.pg) return undefined;
     return name.startsWith('collections/') ? join(this.dir, 'collections', `${name.slice(12)}.db`) : join(this.dir, 'stores', `${name}.db`);
   }
 }
 
+/** New signing and encryption keys for a workspace. */
+export const freshKeys = (): WorkspaceKeys => ({ jwtSecret: randomBytes(48).toString('base64url'), encryptionKey: randomBytes(32).toString('base64') });
+
 async function loadKeys(dir: string | undefined): Promise<WorkspaceKeys> {
-  const fresh = (): WorkspaceKeys => ({ jwtSecret: randomBytes(48).toString('base64url'), encryptionKey: randomBytes(32).toString('base64') });
+  const fresh = freshKeys;
   if (!dir) return fresh();
   const file = join(dir, 'keys.json');
   try {

@@ -1,11 +1,40 @@
 // The one test harness: a real server on an ephemeral port (in memory unless a data folder is
-// given), a fetch wrapper, and an admin token for the default workspace.
+// given), a fetch wrapper, and an admin token for the default workspace. With
+// HOMEBASE_TEST_DRIVER=postgres, a server given no data folder runs on PostgreSQL instead: a
+// fresh database of a throwaway cluster (HOMEBASE_TEST_PG_URL, started once by the PostgreSQL
+// run's global setup, or else one per test process) and a temporary files folder.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type ServerOptions, type StartedServer } from '../index.js';
 import { insertUser } from '../modules/users/repo.js';
 import { createSession } from '../modules/auth/sessions.js';
+
+/** The driver under test: `postgres` runs the suites' servers on PostgreSQL. */
+export const TEST_DRIVER: 'embedded' | 'postgres' = process.env.HOMEBASE_TEST_DRIVER === 'postgres' ? 'postgres' : 'embedded';
+
+let ownCluster: Promise<{ url: string }> | undefined;
+let databases = 0;
+
+/** A new empty database on the test cluster; resolves to its URL. */
+export async function testDatabase(): Promise<string> {
+  const { startPgCluster } = await import('./pg-cluster.js');
+  const pg = (await import('pg')).default;
+  const base = process.env.HOMEBASE_TEST_PG_URL ?? (await (ownCluster ??= startPgCluster())).url;
+  const name = `t_${process.pid}_${++databases}_${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try { await client.query(`CREATE DATABASE "${name}"`); } finally { await client.end(); }
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Server options for a fresh PostgreSQL database and files folder; `remove` deletes the folder. */
+export async function pgServerOptions(): Promise<{ options: ServerOptions; remove: () => void }> {
+  const files = mkdtempSync(join(tmpdir(), 'homebase-files-'));
+  return { options: { database: await testDatabase(), files }, remove: () => rmSync(files, { recursive: true, force: true }) };
+}
 
 export interface Res<T = any> { status: number; body: T; headers: Headers; text: string }
 
@@ -40,10 +69,14 @@ let userCounter = 0;
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const onPg = TEST_DRIVER === 'postgres' && options.data === undefined && options.inMemory === undefined && options.database === undefined;
+  const pgSetup = onPg ? await pgServerOptions() : undefined;
   const srv = await startServer({
-    port: 0, inMemory: options.data === undefined, bcryptCost: 4, loginRateLimit: false,
+    port: 0, ...(pgSetup ? pgSetup.options : { inMemory: options.data === undefined && options.database === undefined }),
+    bcryptCost: 4, loginRateLimit: false,
     adminEmail: TEST_ADMIN.email, adminPassword: TEST_ADMIN.password, ...options,
-  });
+  }).catch((err) => { pgSetup?.remove(); throw err; });
+  if (onPg && !srv.ctx.registry.database) throw new Error('HOMEBASE_TEST_DRIVER=postgres, yet the server is not on PostgreSQL');
   const workspace = options.workspace ?? 'demo';
   const api = `${srv.url}/app/${workspace}`;
   const send = async (method: string, url: string, token: string | null | undefined, options: RequestOptions = {}) => {
@@ -72,7 +105,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       return { _id: user._id, name, email: user.email, password, token };
     },
     consoleReq: (method, path, body) => send(method, `${srv.url}${path}`, srv.consoleToken, body === undefined ? {} : { body }),
-    close: () => srv.close(),
+    close: () => srv.close().finally(() => pgSetup?.remove()),
   };
   return t;
 }

@@ -20,17 +20,38 @@ interface KeyState {
 }
 
 /** An attempt admitted by `begin`; `end` it exactly once. */
-export interface Attempt { key: string }
+export interface Attempt { key: string; /** The database's row of a shared attempt. */ id?: string }
+
+/** The limiter kept in the database (storage/pg/coordination.ts SharedLoginLimiter). */
+export interface SharedLimiter {
+  begin(workspace: string, email: string): Promise<string>;
+  end(id: string, failed: boolean): Promise<void>;
+  clearWorkspace(workspace: string): Promise<void>;
+}
+
+/** A key `<workspace>\0<email>` as its two parts. */
+function splitKey(key: string): [string, string] {
+  const at = key.indexOf('\0');
+  return [key.slice(0, at), key.slice(at + 1)];
+}
 
 export class LoginLimiter {
   private keys = new Map<string, KeyState>();
 
   constructor(private readonly limit: number | false) {}
 
+  /** On PostgreSQL: the counts live in the database, shared by every process (the same rules,
+   *  storage/pg/coordination.ts), and this limiter only hands attempts over. */
+  shared?: SharedLimiter;
+
   /** Admits an attempt for `key` (waiting while too many are in flight); throws 429 once the
    *  window holds `limit` failures. Returns undefined when the limiter is off. */
   async begin(key: string): Promise<Attempt | undefined> {
     if (this.limit === false || this.limit <= 0) return undefined;
+    if (this.shared) {
+      const [workspace, email] = splitKey(key);
+      return { key, id: await this.shared.begin(workspace, email) };
+    }
     for (;;) {
       const now = Date.now();
       const state = this.state(key, now);
@@ -48,6 +69,10 @@ export class LoginLimiter {
   /** The attempt is over: a failure counts from now on, a success never does. */
   end(attempt: Attempt | undefined, failed: boolean): void {
     if (!attempt) return;
+    if (this.shared && attempt.id) {
+      void this.shared.end(attempt.id, failed).catch(() => undefined); // a lost row lapses by itself
+      return;
+    }
     const state = this.keys.get(attempt.key);
     if (!state) return;
     state.inFlight = Math.max(0, state.inFlight - 1);
@@ -59,6 +84,7 @@ export class LoginLimiter {
   /** Forgets the failures of one workspace (keys are `<workspace>\0<email>`). Attempts in
    *  flight still end normally. */
   clearWorkspace(workspaceId: string): void {
+    if (this.shared) void this.shared.clearWorkspace(workspaceId).catch(() => undefined);
     const prefix = `${workspaceId}\0`;
     for (const [key, state] of this.keys) {
       if (!key.startsWith(prefix)) continue;

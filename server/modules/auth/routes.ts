@@ -17,7 +17,11 @@ import { outboxStore } from './outbox.js';
 const limiters = new WeakMap<AppContext, LoginLimiter>();
 function limiterOf(ctx: AppContext): LoginLimiter {
   let limiter = limiters.get(ctx);
-  if (!limiter) { limiter = new LoginLimiter(ctx.config.loginRateLimit); limiters.set(ctx, limiter); }
+  if (!limiter) {
+    limiter = new LoginLimiter(ctx.config.loginRateLimit);
+    limiter.shared = ctx.registry.database?.loginLimiter; // on PostgreSQL: one count for every process
+    limiters.set(ctx, limiter);
+  }
   return limiter;
 }
 

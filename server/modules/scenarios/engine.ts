@@ -32,7 +32,7 @@ export class ScenarioEngine {
 
   /** Bus listener: runs every active scenario whose event trigger wants this event. */
   async onEvent(event: BusEvent): Promise<void> {
-    if (this.stopped || event.type === 'webhook.test') return;
+    if (this.stopped || event.relayed || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;
     const scenarios = (await (await ws.store(SCENARIOS)).all()) as unknown as ScenarioDoc[];
@@ -68,6 +68,10 @@ export class ScenarioEngine {
       // protect: a run still going when the next tick comes makes that tick skip.
       const job = new Cron(cron, { protect: true, ...(timezone ? { timezone } : {}) }, async () => {
         try {
+          // On PostgreSQL every process schedules the scenario; one of them claims the tick (the
+          // second it was due: callbacks run just after it).
+          const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
+          if (ws.pg && !(await ws.pg.claimTick(ws.id, scenarioId, tick))) return;
           const current = (await (await ws.store(SCENARIOS)).get(scenarioId)) as unknown as ScenarioDoc | undefined;
           if (!current?.active || this.stopped) return;
           const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: new Date().toISOString() }, depth: 0, runAs: current.runAs });

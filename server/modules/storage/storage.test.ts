@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
+import { TEST_DRIVER, startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
 import type { BusEvent } from '../../core/bus.js';
 import { storageOf } from './service.js';
 
@@ -330,7 +330,7 @@ describe('workspaces', () => {
     const up = await fetch(`${otherApi}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${otherToken}` }, body: form('other bytes') });
     const otherFile = await up.json();
     const area = await storageOf(t.srv.ctx).area(t.srv.ctx.registry.require('other'));
-    expect(area.temporary).toBe(true);
+    expect(area.temporary).toBe(TEST_DRIVER === 'embedded'); // on PostgreSQL: under --files
     expect(readdirSync(join(area.files))).toEqual([otherFile._id]);
     expect((await t.consoleReq('DELETE', '/workspaces/other')).status).toBe(204);
     expect(existsSync(area.root)).toBe(false);

@@ -9,7 +9,7 @@ import type { BusEvent } from '../../core/bus.js';
 import { envelope } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
-import { withIndexes } from '../../storage/store.js';
+import { withIndexes, type Store } from '../../storage/store.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
@@ -75,7 +75,7 @@ export class Deliverer {
 
   /** Bus listener: one delivery per active webhook that wants the event. */
   async onEvent(event: BusEvent): Promise<void> {
-    if (this.stopped || event.type === 'webhook.test') return;
+    if (this.stopped || event.relayed || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;
     const hooks = (await (await webhookStore(ws)).all()) as unknown as WebhookDoc[];
@@ -123,7 +123,7 @@ export class Deliverer {
   /** Runs a delivery's next attempt at once, whatever the limits, and resolves to its log entry (the test endpoint). */
   async attemptNow(ws: Workspace, id: string): Promise<LogEntry | undefined> {
     const delivery = (await (await ws.store(DELIVERIES)).get(id)) as unknown as DeliveryDoc | undefined;
-    return this.run(ws, id, hookKey(ws.id, delivery?.webhookId ?? ''));
+    return this.run(ws, id, hookKey(ws.id, delivery?.webhookId ?? ''), true);
   }
 
   private schedule(ws: Workspace, id: string, webhookId: string, at: number) {
@@ -159,11 +159,11 @@ export class Deliverer {
     }
   }
 
-  private async run(ws: Workspace, id: string, hk: string): Promise<LogEntry | undefined> {
+  private async run(ws: Workspace, id: string, hk: string, now = false): Promise<LogEntry | undefined> {
     const key = `${ws.id}\u0000${id}`;
     if (this.running.has(key) || this.stopped) return undefined;
     const abort = new AbortController();
-    const done = this.attempt(ws, id, abort.signal).catch((err) => {
+    const done = this.attempt(ws, id, abort.signal, now).catch((err) => {
       if (abort.signal.reason !== SHUTDOWN) logger.error({ err, workspace: ws.id, delivery: id }, 'webhook delivery failed');
       return undefined;
     });
@@ -178,10 +178,21 @@ export class Deliverer {
     }
   }
 
-  private async attempt(ws: Workspace, id: string, signal: AbortSignal): Promise<LogEntry | undefined> {
+  /** One attempt, alone on its delivery (across processes on PostgreSQL, where every process
+   *  schedules the pending deliveries): an attempt finds the delivery gone or not yet due when
+   *  another one made it meanwhile, and then does nothing, so each attempt is made once. */
+  private async attempt(ws: Workspace, id: string, signal: AbortSignal, now: boolean): Promise<LogEntry | undefined> {
     const deliveries = await ws.store(DELIVERIES);
+    return deliveries.exclusive(id, () => this.attemptAlone(ws, deliveries, id, signal, now));
+  }
+
+  private async attemptAlone(ws: Workspace, deliveries: Store, id: string, signal: AbortSignal, now: boolean): Promise<LogEntry | undefined> {
     const delivery = (await deliveries.get(id)) as unknown as DeliveryDoc | undefined;
     if (!delivery) return undefined;
+    if (!now && delivery.nextAttemptAt > Date.now() + 1000) { // made elsewhere; the next one is scheduled
+      this.schedule(ws, id, delivery.webhookId, delivery.nextAttemptAt);
+      return undefined;
+    }
     const hook = (await (await webhookStore(ws)).get(delivery.webhookId)) as unknown as WebhookDoc | undefined;
     // Deleted, or switched off since: the pending delivery is dropped (events fire only while active).
     if (!hook || (!hook.active && !delivery.test)) { await deliveries.remove(id); return undefined; }

@@ -32,9 +32,10 @@ const catalogs = new WeakMap<Workspace, Promise<Map<string, Entry>>>();
 
 const folderOf = (ws: Workspace, name?: string) => join(ws.dir!, 'snapshots', ...(name ? [name] : []));
 
-/** The snapshots of a workspace (read from disk once, then kept in memory). */
+/** The snapshots of a workspace (read from disk once, then kept in memory; on PostgreSQL read
+ *  each time, since other processes take and delete snapshots in the shared files folder). */
 function catalog(ws: Workspace): Promise<Map<string, Entry>> {
-  let c = catalogs.get(ws);
+  let c = ws.pg ? undefined : catalogs.get(ws);
   if (!c) {
     c = (async () => {
       const map = new Map<string, Entry>();

@@ -90,6 +90,7 @@ export async function captureState(ctx: AppContext, ws: Workspace, options: { co
   const stores = new Map<string, Doc[]>();
   for (const name of await ws.storeNames()) {
     if (UNTOUCHED_STORES.has(name)) continue;
+    if (ws.pg) { stores.set(name, await (await ws.store(name)).all()); continue; } // fresh copies already
     const store = await ws.docStore(name);
     const live = store.all();
     const docs = options.copyDocs ? live.map((d) => model.deepCopy(d)) : live;
@@ -142,6 +143,15 @@ export async function applyState(ctx: AppContext, ws: Workspace, state: Workspac
   for (const name of existing) {
     if (state.stores.has(name) || leave(name)) continue;
     targets.set(name, isCollectionStore(name) && !collections.has(name) ? null : []);
+  }
+  if (ws.pg) {
+    // On PostgreSQL: the stores and the settings in one transaction (storage/pg/workspaces.ts).
+    const settingsChanged = JSON.stringify(ws.settings.data) !== JSON.stringify(state.settings);
+    await ws.pg.workspaces.swap(ws.id, targets, settingsChanged ? state.settings : undefined);
+    if (settingsChanged) ws.settings.adopt(state.settings);
+    if (state.files) await applyFiles(ctx, ws, state.files);
+    await ctx.registry.notifyReplaced(ws);
+    return;
   }
   const open = new Map<string, DocStore>();
   for (const [name, docs] of targets) if (docs) open.set(name, await ws.docStore(name));

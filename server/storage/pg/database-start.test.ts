@@ -3,7 +3,10 @@
 // written by a newer Homebase.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { exited, spawnCli } from '../../test/spawn.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exited, serveJson, spawnCli } from '../../test/spawn.js';
 import { pgBin, startPgCluster, type PgCluster } from '../../test/pg-cluster.js';
 import { createServer, DatabaseError } from '../../index.js';
 import { SCHEMA_VERSION } from './schema.js';
@@ -85,8 +88,26 @@ describe.skipIf(!pgBin)('the driver\'s schema', () => {
     expect(await serveFails(['--database', url])).toMatch(new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this Homebase understands`));
   });
 
-  it('does not serve half the API: until every module runs on PostgreSQL, starting is refused with the reason', async () => {
-    const url = await cluster.createDatabase('status');
-    expect(await serveFails(['--database', url, '--files', '/tmp/homebase-files-unused'])).toMatch(/does not yet serve the workspace API from PostgreSQL/);
-  });
+  it('serves the API from PostgreSQL through the CLI, files in --files', async () => {
+    const url = await cluster.createDatabase('serve');
+    const files = mkdtempSync(join(tmpdir(), 'homebase-files-'));
+    const { child, line } = await serveJson(['--port', '0', '--database', url, '--files', files, '--admin-password', 'secret-pass-1']);
+    try {
+      expect((await fetch(`${line.url}/health`)).status).toBe(200);
+      const login = await fetch(`${line.url}/app/demo/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'secret-pass-1' }) });
+      expect(login.status, await login.clone().text()).toBe(200);
+      const { token } = await login.json() as { token: string };
+      const made = await fetch(`${line.url}/app/demo/database`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ _id: 'notes', name: 'Notes', setting: { read: 'public', write: 'private', update: 'only-user' } }) });
+      expect(made.status).toBe(201);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const { rows } = await c.query<{ name: string }>(`SELECT name FROM homebase_stores WHERE workspace = 'demo' ORDER BY name`);
+      await c.end();
+      expect(rows.map((r) => r.name)).toContain('users');
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+      rmSync(files, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -132,20 +132,24 @@ export class PgDatabase {
       'SELECT table_name FROM homebase_stores WHERE workspace = $1 AND name = $2', [workspace, name], on)).rows[0]?.table_name;
     const existing = await find(this.pool);
     if (existing) return new PgDocStore(this, existing);
-    const table = await this.tx(async (c) => {
-      // One creator at a time per store name, across processes.
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-store:${workspace}/${name}`]);
-      const again = await find(c);
-      if (again) return again;
-      const t = `hb_s_${(await c.query<{ n: string }>(`SELECT nextval('homebase_store_seq') AS n`)).rows[0].n}`;
-      await c.query(`CREATE TABLE ${t} (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`);
-      // Lists are ordered by createdAt by default: an index on its sort key answers a page
-      // without sorting the whole store.
-      await c.query(`CREATE INDEX ${t}_created ON ${t} (${sortExprs('createdAt').join(', ')}, id)`);
-      await c.query('INSERT INTO homebase_stores (workspace, name, table_name) VALUES ($1, $2, $3)', [workspace, name, t]);
-      return t;
-    });
+    const table = await this.tx((c) => this.createStoreTable(c, workspace, name));
     return new PgDocStore(this, table);
+  }
+
+  /** Creates a store's table within transaction `c` (or finds the one another process created
+   *  meanwhile); resolves to its name. */
+  async createStoreTable(c: pg.PoolClient, workspace: string, name: string): Promise<string> {
+    // One creator at a time per store name, across processes.
+    await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-store:${workspace}/${name}`]);
+    const again = (await c.query<{ table_name: string }>('SELECT table_name FROM homebase_stores WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0]?.table_name;
+    if (again) return again;
+    const t = `hb_s_${(await c.query<{ n: string }>(`SELECT nextval('homebase_store_seq') AS n`)).rows[0].n}`;
+    await c.query(`CREATE TABLE ${t} (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`);
+    // Lists are ordered by createdAt by default: an index on its sort key answers a page
+    // without sorting the whole store.
+    await c.query(`CREATE INDEX ${t}_created ON ${t} (${sortExprs('createdAt').join(', ')}, id)`);
+    await c.query('INSERT INTO homebase_stores (workspace, name, table_name) VALUES ($1, $2, $3)', [workspace, name, t]);
+    return t;
   }
 
   /** Names of a workspace's stores. */

@@ -15,7 +15,7 @@
 //  hb_lower     JavaScript's toLowerCase (Unicode, through ICU when the server has it)
 import type pg from 'pg';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -251,10 +251,20 @@ CREATE TABLE homebase_snapshot_tables (
   PRIMARY KEY (snapshot_id, store_name));
 `;
 
+// What the embedded driver keeps in JSON files: the workspaces with their settings and keys, and
+// the console token.
+const V3 = `
+CREATE TABLE homebase_workspaces (
+  id text COLLATE "C" PRIMARY KEY, name text NOT NULL, created_at timestamptz NOT NULL,
+  position bigserial, settings jsonb NOT NULL, keys jsonb NOT NULL);
+CREATE TABLE homebase_meta (key text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL);
+`;
+
 /** Upgrades, by the version they lead to. */
 const UPGRADES: Array<(hasIcu: boolean) => string> = [
   (hasIcu) => V1(hasIcu ? 'SELECT lower(s COLLATE "und-x-icu")' : 'SELECT lower(s)'),
   () => V2,
+  () => V3,
 ];
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */

@@ -1,0 +1,80 @@
+// Starting on PostgreSQL (`--database`): the registry in the database, and what the processes
+// sharing it exchange. Every event published here goes to the other processes through the
+// relay (LISTEN/NOTIFY), where it reaches their realtime sockets; webhooks and scenarios act on
+// an event only in the process that published it, so each happens once. Changes other
+// processes must know of travel the same way as control messages: a workspace created, deleted
+// or swapped wholesale, and its settings (schema) written.
+import type { EventBus, BusEvent } from '../core/bus.js';
+import type { ServerConfig } from '../core/config.js';
+import { logger } from '../core/logger.js';
+import { Registry } from './registry.js';
+import type { PgBackend } from './workspace.js';
+import type { PgDatabase } from './pg/pg-store.js';
+
+/** Events waiting to be relayed at most; control messages are never dropped. */
+const RELAY_QUEUE_MAX = 1000;
+
+type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' };
+
+export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: EventBus): Promise<Registry> {
+  const { PgWorkspaces } = await import('./pg/workspaces.js');
+  const { EventRelay, SharedLoginLimiter, claimTick } = await import('./pg/coordination.js');
+  let registry: Registry | undefined;
+  // Relayed messages are handled one after another, in the order they arrive.
+  let chain: Promise<unknown> = Promise.resolve();
+  const onMessage = async (workspace: string, message: unknown): Promise<void> => {
+    if (!registry) return;
+    const control = (message as Control).$control;
+    if (control === 'deleted') return registry.release(workspace);
+    const ws = registry.get(workspace) ?? await registry.adopt(workspace);
+    if (!ws || control === 'created') return;
+    if (control === 'settings') return ws.settings.reload();
+    if (control === 'replaced') {
+      db.forget(workspace);
+      await ws.settings.reload();
+      return registry.notifyReplaced(ws, { local: true });
+    }
+    bus.publish({ ...(message as BusEvent), relayed: true });
+  };
+  const relay = await EventRelay.start(db, ({ workspace, event }) => {
+    chain = chain.then(() => onMessage(workspace, event)).catch((err) => logger.warn({ err: (err as Error).message, workspace }, 'a relayed event could not be handled'));
+  });
+  // Sent one after another (in order, holding one connection at a time), from a bounded queue:
+  // a burst of events never takes the pool from the requests. Realtime delivery is at most once
+  // (as to a slow socket), so events beyond the bound are dropped, and said so.
+  const queue: Array<[string, unknown]> = [];
+  let sending = false;
+  let dropped = 0;
+  const send = async () => {
+    sending = true;
+    while (queue.length) {
+      const [workspace, message] = queue.shift()!;
+      await relay.publish(workspace, message).catch((err) => logger.warn({ err: (err as Error).message, workspace }, 'an event could not be relayed to the other processes'));
+    }
+    sending = false;
+  };
+  const tell = (workspace: string, message: unknown) => {
+    const control = (message as Control).$control !== undefined;
+    if (!control && queue.length >= RELAY_QUEUE_MAX) {
+      if (dropped++ % 1000 === 0) logger.warn({ workspace, dropped }, 'events not relayed to the other processes: too many waiting');
+      return;
+    }
+    queue.push([workspace, message]);
+    if (!sending) void send();
+  };
+  const workspaces = new PgWorkspaces(db, (id) => tell(id, { $control: 'settings' }));
+  const backend: PgBackend = {
+    db, workspaces, relay,
+    loginLimiter: config.loginRateLimit === false || config.loginRateLimit <= 0 ? undefined : new SharedLoginLimiter(db, config.loginRateLimit),
+    claimTick: (workspace, scenarioId, tick) => claimTick(db, workspace, scenarioId, tick),
+    changed: (id, what) => tell(id, { $control: what }),
+  };
+  try {
+    registry = await Registry.loadPg(backend, config.filesDir!, config.consoleToken);
+  } catch (err) {
+    await relay.close();
+    throw err;
+  }
+  bus.forward = (event) => tell(event.app, event);
+  return registry;
+}

