@@ -11,13 +11,14 @@ import { OverviewPage } from './pages/overview/overview-page';
 import { CollectionsPage } from './pages/database/collections-page';
 import { RecordsPage } from './pages/database/records-page';
 import { UsersPage } from './pages/users/users-page';
-import { LaterPage } from './pages/later/later-page';
 import { OutboxPage } from './pages/outbox/outbox-page';
 import { RequestsPage } from './pages/requests/requests-page';
 import { StoragePage } from './pages/storage/storage-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { CredentialsPage } from './pages/credentials/credentials-page';
 import { ScenariosPage } from './pages/scenarios/scenarios-page';
+import { ChatsPage } from './pages/chats/chats-page';
+import { forgetActAsTokens } from './api/act-as';
 
 // Swagger UI is large: loaded by the API reference page only.
 const ApiReferencePage = lazy(() => import('./pages/api-reference/api-page'));
@@ -66,7 +67,7 @@ export function App() {
   if (state.kind === 'signed-out') {
     return <SignIn reason={state.reason} onToken={(t) => { setConsoleToken(t); setState({ kind: 'loading' }); void check(t); }} />;
   }
-  const signOut = () => { setConsoleToken(undefined); forgetAdminTokens(); queryClient.clear(); setState({ kind: 'signed-out' }); };
+  const signOut = () => { setConsoleToken(undefined); forgetAdminTokens(); forgetActAsTokens(); queryClient.clear(); setState({ kind: 'signed-out' }); };
   return (
     <QueryClientProvider client={queryClient}>
       <BrowserRouter>
@@ -79,7 +80,7 @@ export function App() {
               <Route path="database/:collection" element={<RecordsPage />} />
               <Route path="users" element={<UsersPage />} />
               <Route path="storage" element={<StoragePage />} />
-              <Route path="chats/:channelId?" element={<LaterPage area="chats" />} />
+              <Route path="chats/:channelId?" element={<ChatsPage />} />
               <Route path="webhooks/:id?" element={<WebhooksPage />} />
               <Route path="scenarios/:id?" element={<ScenariosPage />} />
               <Route path="credentials" element={<CredentialsPage />} />

@@ -13,7 +13,7 @@ export const NAV: Array<{ path: string; label: string; group: string; later?: bo
   { path: 'database', label: 'Database', group: 'Workspace' },
   { path: 'users', label: 'Users', group: 'Workspace' },
   { path: 'storage', label: 'Storage', group: 'Workspace' },
-  { path: 'chats', label: 'Chats', group: 'Workspace', later: true },
+  { path: 'chats', label: 'Chats', group: 'Workspace' },
   { path: 'webhooks', label: 'Webhooks', group: 'Automation' },
   { path: 'scenarios', label: 'Scenarios', group: 'Automation' },
   { path: 'credentials', label: 'Secrets', group: 'Automation' },

@@ -1,0 +1,148 @@
+// Chats: a channel created in the console, a member added with the user picker, messages both
+// ways between the page and a real `ws` client signed in as that member, edit and delete of the
+// console's own message, "act as" the member, rename and delete the channel; then the page's
+// socket reconnecting by itself after its server restarts (a server of the test's own).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { test, expect, expectAccessible, type Workspace } from './fixtures';
+
+interface Frame { type: string; topic?: string; event?: string; data?: Record<string, any>; reason?: string } // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A `ws` client of the realtime endpoint, keeping every frame it receives. */
+class Client {
+  frames: Frame[] = [];
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (d) => this.frames.push(JSON.parse(String(d)) as Frame));
+  }
+  static async open(base: string, token: string): Promise<Client> {
+    const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/realtime?token=${encodeURIComponent(token)}`);
+    await new Promise<void>((resolve, reject) => { socket.once('open', () => resolve()); socket.once('error', reject); });
+    return new Client(socket);
+  }
+  send(frame: object) { this.socket.send(JSON.stringify(frame)); }
+  /** Waits for a frame matching `pred` (received before or after the call). */
+  async next(pred: (f: Frame) => boolean, what: string): Promise<Frame> {
+    await expect.poll(() => this.frames.some(pred), { message: `ws client waits for ${what}`, timeout: 10_000 }).toBe(true);
+    return this.frames.find(pred)!;
+  }
+  close() { this.socket.close(); }
+}
+
+async function signIn(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function addUser(ws: Workspace, email: string, name: string) {
+  const res = await ws.api('POST', '/users', { email, password: 'user-password-1', name });
+  expect(res.status).toBe(201);
+  return res.body as { _id: string };
+}
+
+test('channels, members, live messages with a ws client, edit and delete, act as a member', async ({ signedIn: page, ws }) => {
+  test.setTimeout(90_000);
+  const alice = await addUser(ws, 'alice@example.com', 'Alice');
+  await page.goto(`/app/${ws.id}/chats`);
+  await expect(page.getByRole('link', { name: 'Chats' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByText('No channel yet.')).toBeVisible();
+  await expectAccessible(page, 'chats, no channel');
+
+  // Create: the API's refusal shows at its field, then the channel opens.
+  await page.getByRole('button', { name: 'New channel' }).click();
+  const create = page.getByRole('dialog', { name: 'New channel' });
+  await create.getByRole('button', { name: 'Create channel' }).click();
+  await expect(create.locator('.field-error')).toBeVisible();
+  await create.getByLabel('Name *').fill('general');
+  await create.getByRole('button', { name: 'Create channel' }).click();
+  await expect(create).toBeHidden();
+  await expect(page.getByRole('heading', { name: 'general' })).toBeVisible();
+  const channelId = page.url().split('/chats/')[1].split('?')[0];
+  await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+
+  // Add Alice with the user picker.
+  await page.getByRole('button', { name: 'Add member' }).click();
+  const add = page.getByRole('dialog', { name: 'Add a member' });
+  await add.getByLabel('Find a user by email').fill('alice');
+  await expect(add.getByRole('button', { name: /^Add / })).toHaveCount(1);
+  await expectAccessible(page, 'add member dialog');
+  await add.getByRole('button', { name: 'Add alice@example.com' }).click();
+  await expect(add.getByRole('button', { name: 'Add alice@example.com' })).toBeDisabled();
+  await add.getByRole('button', { name: 'Close' }).click();
+  await expect(page.getByRole('button', { name: 'Remove alice@example.com' })).toBeVisible();
+  expect((await ws.api('GET', `/chats/${channelId}/members`)).body.data.map((m: { userId: string }) => m.userId)).toContain(alice._id);
+
+  // Alice, signed in through the API, on a real ws client.
+  const client = await Client.open(ws.base, await signIn(ws.base, 'alice@example.com', 'user-password-1'));
+  try {
+    client.send({ type: 'subscribe', topic: `chat:${channelId}` });
+    await client.next((f) => f.type === 'subscribed', 'subscribed');
+    const log = page.getByRole('log', { name: 'Messages' });
+
+    // Her message appears in the page without a reload.
+    client.send({ type: 'message', channelId, text: 'hello from a ws client' });
+    await expect(log.getByRole('listitem', { name: /^Alice \(alice@example\.com\): hello from a ws client/ })).toBeVisible();
+
+    // The page's message reaches her, as the admin.
+    const me = (await ws.api('GET', '/auth/me')).body as { _id: string };
+    await page.getByLabel('Message', { exact: true }).fill('hello from the console');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    const created = await client.next((f) => f.event === 'message.created' && f.data?.text === 'hello from the console', 'the console message');
+    expect(created.data!.author._id).toBe(me._id);
+    await expectAccessible(page, 'channel with messages');
+
+    // Edit, then delete the console's own message; she sees both.
+    const mine = log.getByRole('listitem').filter({ hasText: 'hello from the console' });
+    await expect(log.getByRole('button', { name: /^Edit message “hello from a ws client/ })).toHaveCount(0);
+    await mine.getByRole('button', { name: /^Edit message/ }).click();
+    await log.getByLabel('Edit the message').fill('hello, edited');
+    await expectAccessible(page, 'a message being edited');
+    await log.getByLabel('Edit the message').press('Enter');
+    await client.next((f) => f.event === 'message.updated' && f.data?.text === 'hello, edited', 'the edit');
+    const edited = log.getByRole('listitem').filter({ hasText: 'hello, edited' });
+    await expect(edited).toContainText('(edited)');
+    await edited.getByRole('button', { name: /^Delete message/ }).click();
+    await page.getByRole('dialog', { name: 'Delete this message?' }).getByRole('button', { name: 'Delete message' }).click();
+    await client.next((f) => f.event === 'message.deleted' && f.data?.text === 'hello, edited', 'the deletion');
+    await expect(edited).toBeHidden();
+
+    // Act as Alice: her own message is editable now, and what is sent is hers.
+    await page.getByRole('button', { name: 'Act as alice@example.com' }).click();
+    await expect(page.getByRole('group', { name: 'Identity' })).toContainText('Acting as Alice (alice@example.com)');
+    await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
+    await log.getByRole('button', { name: /^Edit message “hello from a ws client/ }).click();
+    await log.getByLabel('Edit the message').fill('hello from Alice, edited in the console');
+    await log.getByRole('button', { name: 'Save' }).click();
+    const byAlice = await client.next((f) => f.event === 'message.updated' && f.data?.text === 'hello from Alice, edited in the console', 'her edit');
+    expect(byAlice.data!.author._id).toBe(alice._id);
+    // As a plain member she may not rename the channel: the server says so in the page.
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const rename = page.getByRole('dialog', { name: 'Rename general' });
+    await rename.getByLabel('Name *').fill('lobby');
+    await rename.getByRole('button', { name: 'Save' }).click();
+    await expect(rename.getByRole('alert')).toContainText('FORBIDDEN');
+    await rename.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Act as the admin again' }).click();
+
+    // Rename and delete (confirmed) as the admin; her subscription ends with the channel.
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await rename.getByLabel('Name *').fill('lobby');
+    await rename.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('heading', { name: 'lobby' })).toBeVisible();
+    await expect(page.getByRole('link', { name: /^lobby/ })).toBeVisible();
+    await page.getByRole('button', { name: 'Delete channel' }).click();
+    const del = page.getByRole('dialog', { name: 'Delete lobby' });
+    await expect(del).toContainText('All its messages are deleted');
+    await del.getByRole('button', { name: 'Delete channel' }).click();
+    await client.next((f) => f.type === 'unsubscribed' && f.reason === 'channel deleted', 'the end of the channel');
+    await expect(page.getByText('No channel yet.')).toBeVisible();
+    expect((await ws.api('GET', `/chats/channels/${channelId}`)).status).toBe(404);
+  } finally {
+    client.close();
+  }
+});

@@ -1,0 +1,85 @@
+// The messages of one channel as the page shows them: the newest page first, older pages on
+// demand (a cursor on `createdAt`, so messages arriving meanwhile do not shift the pages), live
+// events applied in place, and the newest page fetched again after each (re)connection so that
+// nothing posted, edited or deleted while the socket was down is missed.
+import { useCallback, useRef, useState } from 'react';
+import { enc } from '../../api/client';
+import { workspaceApiAs } from '../../api/act-as';
+import type { ListResponse } from '../../../../server/shared/models';
+import type { ChatEvent } from './use-chat-socket';
+
+export interface Message {
+  _id: string; channelId: string; text: string; type: string;
+  author: { _id: string; name: string }; createdAt: string; updatedAt: string;
+}
+
+export const PAGE = 50;
+
+const byTime = (a: Message, b: Message) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
+
+export function useChannelMessages(appId: string, channelId: string, actAs: string | undefined) {
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [reachedStart, setReachedStart] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const latestCall = useRef(0);
+
+  const page = (filter: Record<string, string> = {}) => workspaceApiAs<ListResponse<Message>>(
+    appId, actAs, `/chats/${enc(channelId)}/messages`, { query: { limit: PAGE, sort: '-createdAt', ...filter } },
+  );
+
+  /** The newest page; replaces what is loaded from its oldest message on, keeps older pages. */
+  const loadLatest = useCallback(async () => {
+    const call = ++latestCall.current;
+    setLoading(true);
+    try {
+      const res = await page();
+      if (call !== latestCall.current) return;
+      const fresh = [...res.data].sort(byTime);
+      const complete = res.data.length >= res.meta.total;
+      setMessages((old) => {
+        if (complete || !fresh.length) return fresh;
+        const from = fresh[0].createdAt;
+        return [...old.filter((m) => m.createdAt < from), ...fresh];
+      });
+      if (complete) setReachedStart(true);
+      setError(null);
+    } catch (e) {
+      if (call === latestCall.current) setError(e);
+    } finally {
+      if (call === latestCall.current) setLoading(false);
+    }
+  }, [appId, channelId, actAs]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const loadOlder = useCallback(async (oldest: string) => {
+    setLoading(true);
+    try {
+      const res = await page({ 'filter[createdAt][$lt]': oldest });
+      setMessages((old) => {
+        const known = new Set(old.map((m) => m._id));
+        return [...res.data.filter((m) => !known.has(m._id)).sort(byTime), ...old];
+      });
+      if (res.data.length >= res.meta.total) setReachedStart(true);
+      setError(null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setLoading(false);
+    }
+  }, [appId, channelId, actAs]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const apply = useCallback((e: ChatEvent) => {
+    const m = e.data as unknown as Message;
+    if (e.event === 'message.created') {
+      setMessages((old) => (old.some((x) => x._id === m._id) ? old : [...old, m].sort(byTime)));
+    } else if (e.event === 'message.updated') {
+      setMessages((old) => old.map((x) => (x._id === m._id ? m : x)));
+    } else if (e.event === 'message.deleted') {
+      setMessages((old) => old.filter((x) => x._id !== m._id));
+    }
+  }, []);
+
+  const reset = useCallback(() => { latestCall.current++; setMessages([]); setReachedStart(false); setError(null); }, []);
+
+  return { messages, hasOlder: !reachedStart && messages.length > 0, loading, error, loadLatest, loadOlder, apply, reset };
+}
