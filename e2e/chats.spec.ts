@@ -146,3 +146,91 @@ test('channels, members, live messages with a ws client, edit and delete, act as
     client.close();
   }
 });
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** The CLI on a data folder: the same folder and port after a restart. */
+async function startServer(dir: string, port: number, token: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve', '--json', '--quiet', '--port', String(port), '--data', dir,
+    '--console-token', token, '--admin-password', 'admin-password-1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => { err += d; });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d) => { if (String(d).includes('\n')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${err}`)));
+  });
+  return child;
+}
+
+async function stop(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => { child.once('exit', r); setTimeout(r, 10_000); });
+}
+
+test('the page reconnects by itself after its server restarts, and misses nothing', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'homebase-chats-e2e-'));
+  const port = await freePort();
+  const token = `e2e-restart-${port}`;
+  const url = `http://127.0.0.1:${port}`;
+  const base = `${url}/api/app/demo`;
+  let server: ChildProcess | undefined = await startServer(dir, port, token);
+  try {
+    // Arrange over HTTP: Bob, and a channel of the admin with Bob in it.
+    const admin = ((await (await fetch(`${url}/api/workspaces/demo/token`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).json()) as { token: string }).token;
+    const call = async (path: string, body: unknown) => {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { _id: string };
+    };
+    const bob = await call('/users', { email: 'bob@example.com', password: 'user-password-1', name: 'Bob' });
+    const channel = await call('/chats/channels', { name: 'ops', members: [bob._id] });
+
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${url}/app/demo/chats/${channel._id}#token=${token}`);
+    const status = page.getByRole('status').filter({ hasText: /Live|Reconnect|Disconnected|Connecting/ });
+    await expect(status).toHaveText(/^Live/);
+
+    await stop(server);
+    server = undefined;
+    await expect(status).toHaveText(/Disconnected\. Reconnecting in \d+ s/);
+    await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+    await page.getByLabel('Message', { exact: true }).fill('typed while the server was down');
+
+    server = await startServer(dir, port, token);
+    // Posted before the page is back: fetched again once it resubscribes.
+    const bobToken = await signIn(base, 'bob@example.com', 'user-password-1');
+    const posted = await fetch(`${base}/chats/${channel._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'posted during the restart' }) });
+    expect(posted.status).toBe(201);
+    await expect(status).toHaveText(/^Live/, { timeout: 30_000 });
+    const log = page.getByRole('log', { name: 'Messages' });
+    await expect(log).toContainText('posted during the restart');
+
+    // Live both ways again, over the new server's socket.
+    const client = await Client.open(base, bobToken);
+    try {
+      client.send({ type: 'subscribe', topic: `chat:${channel._id}` });
+      await client.next((f) => f.type === 'subscribed', 'subscribed');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await client.next((f) => f.event === 'message.created' && f.data?.text === 'typed while the server was down', 'the kept message');
+      client.send({ type: 'message', channelId: channel._id, text: 'after the restart' });
+      await expect(log).toContainText('after the restart');
+    } finally {
+      client.close();
+    }
+    expect(errors, 'uncaught page errors').toEqual([]);
+  } finally {
+    await stop(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
