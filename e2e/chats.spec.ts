@@ -147,6 +147,37 @@ test('channels, members, live messages with a ws client, edit and delete, act as
   }
 });
 
+test('older messages page in, 50 at a time, in order', async ({ signedIn: page, ws }) => {
+  test.setTimeout(60_000);
+  const channel = (await ws.api('POST', '/chats/channels', { name: 'history' })).body as { _id: string };
+  for (let i = 1; i <= 60; i++) {
+    expect((await ws.api('POST', `/chats/${channel._id}/messages`, { text: `message ${i}` })).status).toBe(201);
+  }
+  await page.goto(`/app/${ws.id}/chats/${channel._id}`);
+  const items = page.getByRole('log', { name: 'Messages' }).getByRole('listitem');
+  await expect(items).toHaveCount(50);
+  await expect(items.first()).toContainText('message 11');
+  await expect(items.last()).toContainText('message 60');
+  await page.getByRole('button', { name: 'Load older messages' }).click();
+  await expect(items).toHaveCount(60);
+  await expect(items.first()).toContainText('message 1');
+  await expect(page.getByRole('button', { name: 'Load older messages' })).toBeHidden();
+  // Admin moderation: another user's message offers Delete (not Edit) and says whose it is.
+  const carol = await addUser(ws, 'carol@example.com', 'Carol');
+  expect((await ws.api('POST', `/chats/${channel._id}/members`, { userId: carol._id })).status).toBe(201);
+  const carolToken = await signIn(ws.base, 'carol@example.com', 'user-password-1');
+  await fetch(`${ws.base}/chats/${channel._id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${carolToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'spam from Carol' }) });
+  const spam = items.filter({ hasText: 'spam from Carol' });
+  await expect(spam).toBeVisible();
+  await expect(spam.getByRole('button', { name: /^Edit/ })).toHaveCount(0);
+  await spam.getByRole('button', { name: /^Delete message/ }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete this message?' });
+  await expect(confirm).toContainText('It is not yours');
+  await confirm.getByRole('button', { name: 'Delete message' }).click();
+  await expect(spam).toBeHidden();
+  await expect(items).toHaveCount(60);
+});
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 async function freePort(): Promise<number> {
