@@ -12,6 +12,9 @@ import { useChannelMessages, type Message } from './use-channel-messages';
 import { useChatSocket } from './use-chat-socket';
 import { useUserLabels, userLabel } from './use-user-labels';
 
+// Frame ids (crypto.randomUUID exists only in secure contexts: not over http on a LAN address).
+let frameSeq = 0;
+
 export function MessagesPanel({ appId, channelId, actAs, myId, isAdmin, onChannelEvent }: {
   appId: string; channelId: string; actAs: string | undefined; myId: string; isAdmin: boolean; onChannelEvent: () => void;
 }) {
@@ -51,7 +54,7 @@ export function MessagesPanel({ appId, channelId, actAs, myId, isAdmin, onChanne
   const send = () => {
     const body = text.trim();
     if (!body || !live) return;
-    const id = crypto.randomUUID();
+    const id = `m${++frameSeq}-${Date.now().toString(36)}`;
     if (!socket.send(id, text)) return;
     sent.current.set(id, text);
     setSendError(null);
