@@ -95,6 +95,10 @@ test('channels, members, live messages with a ws client, edit and delete, act as
     const created = await client.next((f) => f.event === 'message.created' && f.data?.text === 'hello from the console', 'the console message');
     expect(created.data!.author._id).toBe(me._id);
     await expectAccessible(page, 'channel with messages');
+    await page.getByLabel('Theme').selectOption('dark');
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await expectAccessible(page, 'channel with messages, dark theme');
+    await page.getByLabel('Theme').selectOption('light');
 
     // Edit, then delete the console's own message; she sees both.
     const mine = log.getByRole('listitem').filter({ hasText: 'hello from the console' });
