@@ -17,9 +17,14 @@ export const PG_SUITES = [
   'server/modules/credentials/**/*.test.ts',
 ];
 
+// CI's JSON report of this run goes beside the embedded run's (vitest.json → vitest.pg.json), so
+// .ci/run's closing line counts both runs instead of the second overwriting the first.
+const jsonReport = process.env.VITEST_JSON_OUTPUT_FILE?.replace(/\.json$/, '.pg.json');
+
 export default defineConfig({
   test: {
     ...base.test,
+    ...(jsonReport ? { reporters: ['default', 'json'], outputFile: { json: jsonReport } } : {}),
     include: PG_SUITES,
     globalSetup: ['server/test/pg-global-setup.ts'],
     env: { ...base.test?.env, HOMEBASE_TEST_DRIVER: 'postgres' },
