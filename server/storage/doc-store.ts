@@ -17,6 +17,7 @@ import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
 import { DataFile, compactText, readDatafile, serialize } from './datafile.js';
 import { bulkResetIndex } from './bulk-index.js';
+import { KeyedSections } from './keyed-sections.js';
 import { checkObject, patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
 
 export type { Doc, StoreQuery, QueryResult };
@@ -79,7 +80,7 @@ export class DocStore {
   /** Tail of the store's write queue. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Per-document read-modify-write sections (exclusive). */
-  private readonly sections = new Map<string, Promise<void>>();
+  private readonly sections = new KeyedSections();
   /** Changes with every change of the content: before a write starts, after it ends, and when
    *  a staged change is applied (so an answer worked out while a write was under way is never
    *  reused after it). */
@@ -241,20 +242,10 @@ export class DocStore {
   /** Runs `fn` alone among the sections of the same document `id`: a read-modify-write (read
    *  the document, validate, write its next version) never interleaves with another on that
    *  document, so concurrent partial updates apply one after another. Reads elsewhere go on. */
-  async exclusive<T>(id: string, fn: () => Promise<T> | T): Promise<T> {
-    const before = this.sections.get(id);
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => { release = resolve; });
-    const tail = before ? before.then(() => mine) : mine;
-    this.sections.set(id, tail);
-    try {
-      if (before) await before;
-      return await fn();
-    } finally {
-      release();
-      if (this.sections.get(id) === tail) this.sections.delete(id);
-    }
+  exclusive<T>(id: string, fn: () => Promise<T> | T): Promise<T> {
+    return this.sections.run(id, fn);
   }
+
 
   /** Reads document `id`, computes its next version with `change` (undefined: leave it) and
    *  writes it, all within `exclusive(id)`. Resolves to the stored result (or undefined if the

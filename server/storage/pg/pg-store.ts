@@ -9,6 +9,7 @@ import { checkObject } from '../nedb-patches.js';
 import { project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import type { IndexSpec } from '../doc-store.js';
 import type { Store } from '../store.js';
+import { KeyedSections } from '../keyed-sections.js';
 import { openDatabase, toUnavailable, type PgOptions } from './connection.js';
 import { hashKeysExpr, listSql, pathExpr, sortExprs, whereSql, Params } from './sql-query.js';
 
@@ -46,7 +47,7 @@ export class PgDatabase {
    *  runs queries: a section's own queries never wait for a connection held by a section. */
   private lockPool: pg.Pool | undefined;
   /** In-process tails of `exclusive` sections by key: one connection per key at a time. */
-  private readonly sections = new Map<string, Promise<void>>();
+  private readonly sections = new KeyedSections();
 
   private constructor(readonly pool: pg.Pool, readonly url: string) {}
 
@@ -85,15 +86,8 @@ export class PgDatabase {
   /** Runs `fn` alone among the sections on (`scope`, `key`), in this process and across every
    *  process on this database (a session-level advisory lock, released when `fn` ends or, if
    *  this process dies, when its connection closes). */
-  async exclusive<T>(scope: string, key: string, fn: () => Promise<T> | T): Promise<T> {
-    const id = `${scope}\u0000${key}`;
-    const before = this.sections.get(id);
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => { release = resolve; });
-    const tail = before ? before.then(() => mine) : mine;
-    this.sections.set(id, tail);
-    try {
-      if (before) await before;
+  exclusive<T>(scope: string, key: string, fn: () => Promise<T> | T): Promise<T> {
+    return this.sections.run(`${scope}\u0000${key}`, async () => {
       if (this.closed) throw new StoreUnavailableError('The database connection is closed');
       this.lockPool ??= newLockPool(this.pool);
       let client: pg.PoolClient;
@@ -109,11 +103,9 @@ export class PgDatabase {
       } finally {
         client.release(broken);
       }
-    } finally {
-      release();
-      if (this.sections.get(id) === tail) this.sections.delete(id);
-    }
+    });
   }
+
 
   /** A store of a workspace, its table created on first use (by whichever process comes first). */
   store(workspace: string, name: string): Promise<PgDocStore> {
