@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from './index.js';
 import { DataFolderLockedError } from './storage/lock.js';
-import { DatabaseError } from './storage/pg/database-error.js';
+import { DatabaseError, redactUrl } from './storage/pg/database-error.js';
 import { ConfigError, DEFAULT_PORT, MAX_BODY, MAX_RETRIES, MAX_RETRY_DELAY, MAX_TTL, MAX_WEBHOOK_TIMEOUT, VERSION } from './core/config.js';
 import { exportFromFolder, importIntoFolder, OfflineError } from './modules/workspaces/offline.js';
 import { DumpFileError, readSeed } from './modules/workspaces/seed.js';
@@ -244,13 +244,3 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   process.exit(err instanceof UsageError ? 2 : 1);
 });
 
-/** A database URL without its password, for the start banner. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}

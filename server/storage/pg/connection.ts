@@ -5,20 +5,9 @@
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { migrate, SchemaTooNewError } from './schema.js';
-import { DatabaseError } from './database-error.js';
+import { DatabaseError, redactUrl } from './database-error.js';
 
-export { DatabaseError };
-
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
+export { DatabaseError, redactUrl };
 
 /** Refuses what is not a postgres:// URL with a host and a database, before connecting. */
 export function checkDatabaseUrl(url: string): void {
