@@ -37,7 +37,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-async function send(url: string, token: string | undefined, opts: RequestOptions): Promise<Response> {
+/** One request with a bearer token; a network failure becomes ApiError NETWORK. */
+export async function send(url: string, token: string | undefined, opts: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   let body: BodyInit | undefined;
@@ -87,7 +88,6 @@ export async function consoleApi<T>(path: string, opts: RequestOptions = {}): Pr
 }
 
 interface Minted { token: string; exp: number }
-const minted = new Map<string, Promise<Minted>>();
 
 function expiryOf(token: string): number {
   try {
@@ -98,22 +98,34 @@ function expiryOf(token: string): number {
   }
 }
 
-/** A fresh admin token of the workspace, minted by the console API and renewed a minute
- *  before it expires (or at once after a 401). */
-export async function adminToken(appId: string, renew = false): Promise<string> {
-  let entry = minted.get(appId);
-  if (entry && !renew) {
-    const got = await entry.catch(() => undefined);
-    if (got && got.exp - Date.now() > 60_000) return got.token;
-  }
-  entry = consoleApi<{ token: string }>(`/workspaces/${encodeURIComponent(appId)}/token`, { method: 'POST' })
-    .then(({ token }) => ({ token, exp: expiryOf(token) }));
-  minted.set(appId, entry);
-  entry.catch(() => minted.delete(appId));
-  return (await entry).token;
+/** Access tokens minted on demand and kept in memory per key: minted again a minute before they
+ *  expire, or at once when `renew` (after a 401). A failed mint is forgotten. */
+export function tokenCache() {
+  const minted = new Map<string, Promise<Minted>>();
+  return {
+    async get(key: string, renew: boolean, mint: () => Promise<{ token: string }>): Promise<string> {
+      let entry = minted.get(key);
+      if (entry && !renew) {
+        const got = await entry.catch(() => undefined);
+        if (got && got.exp - Date.now() > 60_000) return got.token;
+      }
+      entry = mint().then(({ token }) => ({ token, exp: expiryOf(token) }));
+      minted.set(key, entry);
+      entry.catch(() => minted.delete(key));
+      return (await entry).token;
+    },
+    clear: () => minted.clear(),
+  };
 }
 
-export function forgetAdminTokens(): void { minted.clear(); }
+const adminTokens = tokenCache();
+
+/** A fresh admin token of the workspace, minted by the console API. */
+export function adminToken(appId: string, renew = false): Promise<string> {
+  return adminTokens.get(appId, renew, () => consoleApi<{ token: string }>(`/workspaces/${encodeURIComponent(appId)}/token`, { method: 'POST' }));
+}
+
+export function forgetAdminTokens(): void { adminTokens.clear(); }
 
 /** A workspace's API: `/api/app/{appId}/...` as its admin. */
 export async function workspaceApi<T>(appId: string, path: string, opts: RequestOptions = {}): Promise<T> {
