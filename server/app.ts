@@ -70,8 +70,15 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);
   app.use('/api', (req, res, next) => (req.path === '/workspaces' || req.path.startsWith('/workspaces/') ? consoleApi(req, res, next) : next()));
 
-  // Under /api but outside both APIs: the commonest slip is leaving out /app/{app_id}.
+  // Under /api but outside both APIs: the commonest slip is leaving out /app/{app_id}; the next
+  // is a path under a workspace that no group serves.
   app.use('/api', (req, _res, next) => {
+    const inWorkspace = /^\/app\/([^/]+)/.exec(req.path);
+    if (inWorkspace) {
+      const groups = [...routeSegments(moduleRouters)].sort().map((g) => `/${g}`).join(', ');
+      next(noRoute(req.method, req.originalUrl, `. The workspace API's groups are ${groups}; its reference is at /app/${inWorkspace[1]}/api/`));
+      return;
+    }
     const ids = ctx.registry.list().map((w) => w._id);
     const example = ids.includes(ctx.config.workspace) ? ctx.config.workspace : ids[0] ?? ctx.config.workspace;
     next(noRoute(req.method, req.originalUrl, `. The workspace API is under /api/app/{app_id}: try /api/app/${example}${req.path === '/' ? '' : req.path}`
@@ -150,6 +157,18 @@ function dispatchByPrefix(routers: Router[]): RequestHandler {
     };
     step();
   };
+}
+
+/** The first path segments of the routes the routers declare (for messages). */
+function routeSegments(routers: Router[]): Set<string> {
+  const out = new Set<string>();
+  for (const router of routers) {
+    for (const layer of router.stack as Array<{ route?: { path?: unknown } }>) {
+      const m = typeof layer.route?.path === 'string' ? /^\/([A-Za-z0-9_.~-]+)(?:\/|$)/.exec(layer.route.path) : null;
+      if (m) out.add(m[1].toLowerCase());
+    }
+  }
+  return out;
 }
 
 function routingTable(routers: Router[]) {

@@ -148,6 +148,14 @@ describe('errors that say what to do', () => {
     expect(body.error.message).toBe('No route for GET /api/database. The workspace API is under /api/app/{app_id}: try /api/app/demo/database (workspaces: demo); the console API is under /api/workspaces');
   });
 
+  it('the API 404 under a workspace names its groups, not a doubled /app/{app_id}', async () => {
+    const res = await t.req('POST', '/collections', { body: { name: 'x' } });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+    expect(res.body.error.message).toMatch(/^No route for POST \/api\/app\/demo\/collections\. The workspace API's groups are .*\/auth.*\/database.*\/storage.*; its reference is at \/app\/demo\/api\/$/);
+    expect(res.body.error.message).not.toContain('/app/demo/app/');
+  });
+
   it('the console token sent to the workspace API gets a 401 saying so', async () => {
     const res = await t.req('GET', '/database', { token: t.consoleToken });
     expect(res.status).toBe(401);
