@@ -1,5 +1,6 @@
 // Deterministic benchmark data: the same N "people" records for every target (Homebase's `_id`,
 // json-server's `id`), and the random ids / bodies the load generator sends.
+import { prng } from '../../server/storage/query-cases.js';
 export interface Person {
   _id: string;
   name: string;
@@ -18,17 +19,9 @@ const CITIES = ['Lyon', 'Oslo', 'Lima', 'Pune', 'Kyiv', 'Cork', 'Baku', 'Nice', 
 const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Radia', 'Edsger'];
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same data set on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG (mulberry32): the same seed gives the same data set on every run; the one
+ *  the driver tests draw their random documents with. */
+export { prng };
 
 /** A 16-character id of [A-Za-z0-9] starting with a letter (the records API's id pattern). */
 export function randomId(rand: () => number): string {
