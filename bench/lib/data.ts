@@ -1,6 +1,7 @@
 // Deterministic benchmark data: the same N "people" records for every target (Homebase's `_id`,
 // json-server's `id`), and the random ids / bodies the load generator sends.
 import { prng } from '../../server/storage/query-cases.js';
+
 export interface Person {
   _id: string;
   name: string;
