@@ -13,7 +13,7 @@ import { createSession } from '../modules/auth/sessions.js';
 /** The driver under test: `postgres` runs the suites' servers on PostgreSQL. */
 export const TEST_DRIVER: 'embedded' | 'postgres' = process.env.HOMEBASE_TEST_DRIVER === 'postgres' ? 'postgres' : 'embedded';
 
-let ownCluster: Promise<{ url: string }> | undefined;
+let ownCluster: Promise<{ url: string; stop(): void }> | undefined;
 let databases = 0;
 
 /** A new empty database on the test cluster; resolves to its URL. */
@@ -28,6 +28,14 @@ export async function testDatabase(): Promise<string> {
   const u = new URL(base);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/** Stops the cluster this test process started for testDatabase (if any): a suite calls it in
+ *  its afterAll, as a test process may be ended without its exit handlers running. */
+export async function stopOwnCluster(): Promise<void> {
+  const c = ownCluster;
+  ownCluster = undefined;
+  (await c?.catch(() => undefined))?.stop();
 }
 
 /** Server options for a fresh PostgreSQL database and files folder; `remove` deletes the folder. */

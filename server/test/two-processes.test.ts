@@ -1,12 +1,13 @@
 // Two Homebase servers on one PostgreSQL database (and one files folder), as two processes
 // behind a load balancer would be: a record created through one reaches a realtime socket of
 // the other, a webhook is delivered once, a unique index holds under parallel inserts through
-// both, and a login limit counts guesses made through both.
+// both, a login limit counts guesses made through both, schema changes made at the same moment
+// through both are all kept, and a scheduled scenario follows changes made through either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, testDatabase, type TestServer } from './harness.js';
+import { startTestServer, stopOwnCluster, testDatabase, type TestServer } from './harness.js';
 import { PG_SKIP_REASON } from './pg-cluster.js';
 import { startReceiver, sleep, waitFor, type Receiver } from './receiver.js';
 import { TestSocket, realtimeUrl } from '../modules/realtime/test-socket.js';
@@ -30,6 +31,7 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
     await b?.close();
     await rx?.close();
     rmSync(files, { recursive: true, force: true });
+    await stopOwnCluster();
   });
 
   it('share the console token, the workspace and the schema', async () => {
@@ -77,5 +79,31 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
     expect((await b.req('GET', '/database/notes?filter[code]=same')).body.meta.total).toBe(1);
+  });
+
+  it('schema changes made at the same moment through both are all kept', async () => {
+    // Collections created at once, half through each server: each change re-reads the schema
+    // under a lock shared by both, so none overwrites another.
+    const ids = Array.from({ length: 20 }, (_, i) => `par${i}`);
+    const made = await Promise.all(ids.map((id, i) => (i % 2 ? a : b).req('POST', '/database', { body: { _id: id, name: id, setting: { read: 'public', write: 'private', update: 'private' } } })));
+    expect(made.map((r) => r.status), JSON.stringify(made[0].body)).toEqual(ids.map(() => 201));
+    const listed = async (s: TestServer) => new Set(((await s.req('GET', '/database?limit=100')).body.data as Array<{ _id: string }>).map((c) => c._id));
+    for (const s of [a, b]) {
+      await waitFor(async () => { const have = await listed(s); return ids.every((id) => have.has(id)); }, 5000, 'every collection on both servers');
+    }
+    expect([...await listed(a)]).toContain('notes'); // and the one made before
+
+    // Fields and indexes added to one collection at once through both.
+    const fields = Array.from({ length: 10 }, (_, i) => `f${i}`);
+    const added = await Promise.all(fields.map((f, i) => (i % 2 ? a : b).req('POST', '/database/par0/fields', { body: { _id: f, name: f, type: 'string' } })));
+    expect(added.map((r) => r.status)).toEqual(fields.map(() => 201));
+    const indexed = await Promise.all(fields.slice(0, 6).map((f, i) => (i % 2 ? b : a).req('POST', '/database/par0/indexes', { body: { _id: `by_${f}`, fields: [f] } })));
+    expect(indexed.map((r) => r.status)).toEqual(fields.slice(0, 6).map(() => 201));
+    const idsOf = async (s: TestServer, part: string) => ((await s.req('GET', `/database/par0/${part}`)).body.data as Array<{ _id: string }>).map((x) => x._id).sort();
+    for (const s of [a, b]) {
+      await waitFor(async () => (await idsOf(s, 'fields')).length === 10 && (await idsOf(s, 'indexes')).length === 6, 5000, 'every field and index on both servers');
+      expect(await idsOf(s, 'fields')).toEqual([...fields].sort());
+      expect(await idsOf(s, 'indexes')).toEqual(fields.slice(0, 6).map((f) => `by_${f}`).sort());
+    }
   });
 });

@@ -1,6 +1,7 @@
 // Collection definitions (kept in the workspace settings): a cached id → definition lookup,
 // create / update / delete, and the per-workspace lock every schema change runs under.
-import type { Workspace } from '../../storage/workspace.js';
+import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
+import type { SettingsWriter } from '../../storage/settings-store.js';
 import { ApiError } from '../../core/errors.js';
 import { idFoldKey, nowIso } from '../../core/ids.js';
 import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
@@ -36,19 +37,18 @@ export function listCollections(ws: Workspace): CollectionDef[] {
   return ws.settings.data.collections ?? [];
 }
 
-// Schema changes touch both the settings and a records store (indexes): one at a time per workspace.
-const locks = new WeakMap<Workspace, Promise<unknown>>();
+export type SchemaWriter = SettingsWriter<WorkspaceSettings>;
 
-export function withSchemaLock<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
-  const previous = locks.get(ws) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  locks.set(ws, run.catch(() => undefined));
-  return run;
+/** Schema changes touch both the settings and a records store (indexes): one at a time per
+ *  workspace, across processes on PostgreSQL too, each on the latest schema (re-read at its
+ *  start). `fn` saves through the writer it is given. */
+export function withSchemaLock<T>(ws: Workspace, fn: (write: SchemaWriter) => Promise<T>): Promise<T> {
+  return ws.settings.section(fn);
 }
 
-/** Replaces (or appends) one collection definition and saves the settings. */
-export async function saveCollection(ws: Workspace, def: CollectionDef): Promise<CollectionDef> {
-  await ws.settings.update((d) => {
+/** Replaces (or appends) one collection definition and saves the settings (within withSchemaLock). */
+export async function saveCollection(ws: Workspace, write: SchemaWriter, def: CollectionDef): Promise<CollectionDef> {
+  await write((d) => {
     const list = d.collections ?? (d.collections = []);
     const i = list.findIndex((c) => c._id === def._id);
     if (i === -1) list.push(def); else list[i] = def;
@@ -59,7 +59,7 @@ export async function saveCollection(ws: Workspace, def: CollectionDef): Promise
 export interface CollectionInput { _id: string; name?: string; setting?: CollectionPatch['setting']; fields?: FieldDef[] }
 
 export function createCollection(ws: Workspace, input: CollectionInput): Promise<CollectionDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     if (findCollection(ws, input._id)) throw ApiError.conflict(`Collection '${input._id}' already exists`, { field: '_id' });
     // A collection's id names its records file: on a case-insensitive file system (macOS, Windows)
     // `People` beside `people` would share it, and the store dropped below would be the other's.
@@ -78,16 +78,16 @@ export function createCollection(ws: Workspace, input: CollectionInput): Promise
     };
     // A store left behind by an earlier collection of the same id is not inherited.
     await ws.dropStore(`collections/${def._id}`);
-    return saveCollection(ws, def);
+    return saveCollection(ws, write, def);
   });
 }
 
 export interface CollectionPatch { name?: string; setting?: Partial<Omit<CollectionSetting, 'remove'>> & { remove?: CollectionSetting['remove'] | null } }
 
 export function updateCollection(ws: Workspace, id: string, patch: CollectionPatch): Promise<CollectionDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, id);
-    return saveCollection(ws, {
+    return saveCollection(ws, write, {
       ...def,
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.setting ? { setting: mergeSetting(def.setting, patch.setting) } : {}),
@@ -98,7 +98,7 @@ export function updateCollection(ws: Workspace, id: string, patch: CollectionPat
 
 /** Removes the definition (fields, views, indexes with it) and drops the records store. */
 export function deleteCollection(ws: Workspace, id: string): Promise<void> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     getCollection(ws, id);
     // A reference field elsewhere would point at nothing (and the workspace's export would no
     // longer import): the field goes first.
@@ -107,7 +107,7 @@ export function deleteCollection(ws: Workspace, id: string): Promise<void> {
       const ref = c.fields.find((f) => f.type === 'reference' && (f.options as { collection?: string } | undefined)?.collection === id);
       if (ref) throw ApiError.conflict(`Collection '${id}' is referenced by field '${ref._id}' of '${c._id}'; delete or change that field first`, { collection: c._id, field: ref._id });
     }
-    await ws.settings.update((d) => { d.collections = (d.collections ?? []).filter((c) => c._id !== id); });
+    await write((d) => { d.collections = (d.collections ?? []).filter((c) => c._id !== id); });
     await ws.dropStore(`collections/${id}`);
   });
 }

@@ -10,7 +10,7 @@ import { assertReadOnlyKept } from '../../core/read-only.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
-import { findCollection, getCollection, saveCollection, withSchemaLock } from './collections.js';
+import { findCollection, getCollection, saveCollection, withSchemaLock, type SchemaWriter } from './collections.js';
 import { applyIndexes } from './indexes.js';
 import { checkValue, fieldError } from './validation.js';
 import type { FieldError } from '../../shared/error-codes.js';
@@ -23,7 +23,7 @@ export const RESERVED_FIELDS = new Set(['createdAt', 'updatedAt']);
 export const UNINDEXABLE = new Set(['_id', 'createdAt']);
 
 /** Saves a changed schema after the store accepted its index set (409 otherwise). */
-async function commit(ws: Workspace, def: CollectionDef, change: Partial<Pick<CollectionDef, 'fields' | 'views' | 'indexes'>>): Promise<CollectionDef> {
+async function commit(ws: Workspace, write: SchemaWriter, def: CollectionDef, change: Partial<Pick<CollectionDef, 'fields' | 'views' | 'indexes'>>): Promise<CollectionDef> {
   const next: CollectionDef = { ...def, ...change, updatedAt: nowIso() };
   if (change.fields || change.indexes) {
     try {
@@ -33,7 +33,7 @@ async function commit(ws: Workspace, def: CollectionDef, change: Partial<Pick<Co
       throw err;
     }
   }
-  return saveCollection(ws, next);
+  return saveCollection(ws, write, next);
 }
 
 function find<T extends { _id: string }>(list: T[], id: string, what: string): T {
@@ -45,10 +45,10 @@ function find<T extends { _id: string }>(list: T[], id: string, what: string): T
 // ---- fields ----------------------------------------------------------------------------
 
 export function createField(ws: Workspace, collectionId: string, body: z.infer<typeof NewFieldBody>): Promise<FieldDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const field = buildField(ws, collectionId, def.fields, body);
-    await commit(ws, def, { fields: [...def.fields, field] });
+    await commit(ws, write, def, { fields: [...def.fields, field] });
     return field;
   });
 }
@@ -100,14 +100,14 @@ function rootedAt(err: unknown, prefix: string): unknown {
 }
 
 export function updateField(ws: Workspace, collectionId: string, fieldId: string, body: z.infer<typeof FieldPatchBody>): Promise<FieldDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const old = find(def.fields, fieldId, 'Field');
     assertReadOnlyKept(body, ['_id'], old); // the key in records
     const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: nowIso() };
     if (body.default === null) delete merged.default;
     const field = checkField(ws, merged, collectionId);
-    await commit(ws, def, { fields: def.fields.map((f) => (f._id === fieldId ? field : f)) });
+    await commit(ws, write, def, { fields: def.fields.map((f) => (f._id === fieldId ? field : f)) });
     return field;
   });
 }
@@ -118,11 +118,11 @@ export function deleteField(ws: Workspace, collectionId: string, fieldId: string
 
 /** Removes one field, view or index of a collection (404 if it has none of that id). */
 function deletePart(ws: Workspace, collectionId: string, part: 'fields' | 'views' | 'indexes', id: string, what: string): Promise<void> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const list: Array<{ _id: string }> = def[part];
     find(list, id, what);
-    await commit(ws, def, { [part]: list.filter((x) => x._id !== id) });
+    await commit(ws, write, def, { [part]: list.filter((x) => x._id !== id) });
   });
 }
 
@@ -151,19 +151,19 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 // ---- views -----------------------------------------------------------------------------
 
 export function createView(ws: Workspace, collectionId: string, body: z.infer<typeof NewViewBody>): Promise<ViewDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const id = body._id ?? newId();
     if (def.views.some((v) => v._id === id)) throw ApiError.conflict(`View '${id}' already exists`, { field: '_id' });
     const now = nowIso();
     const view = checkView(def, { _id: id, name: body.name ?? id, filter: body.filter ?? {}, ...viewParts(body), createdAt: now, updatedAt: now });
-    await commit(ws, def, { views: [...def.views, view] });
+    await commit(ws, write, def, { views: [...def.views, view] });
     return view;
   });
 }
 
 export function updateView(ws: Workspace, collectionId: string, viewId: string, body: z.infer<typeof ViewPatchBody>): Promise<ViewDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const old = find(def.views, viewId, 'View');
     assertReadOnlyKept(body, ['_id'], old);
@@ -171,7 +171,7 @@ export function updateView(ws: Workspace, collectionId: string, viewId: string, 
       ...old, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.filter !== undefined ? { filter: body.filter } : {}),
       ...viewParts(body), updatedAt: nowIso(),
     });
-    await commit(ws, def, { views: def.views.map((v) => (v._id === viewId ? view : v)) });
+    await commit(ws, write, def, { views: def.views.map((v) => (v._id === viewId ? view : v)) });
     return view;
   });
 }
@@ -199,7 +199,7 @@ function checkView(def: CollectionDef, view: ViewDef): ViewDef {
 // ---- indexes ---------------------------------------------------------------------------
 
 export function createIndex(ws: Workspace, collectionId: string, body: z.infer<typeof NewIndexBody>): Promise<IndexDef> {
-  return withSchemaLock(ws, async () => {
+  return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const fields = toList(body.fields);
     for (const p of fields) if (!isPath(p)) throw ApiError.invalidField('fields', 'format', `'${p}' is not a field path`);
@@ -211,7 +211,7 @@ export function createIndex(ws: Workspace, collectionId: string, body: z.infer<t
     const same = def.indexes.find((i) => [...i.fields].sort().join(',') === key);
     if (same) throw ApiError.conflict(`Index '${same._id}' already covers these fields`, { field: 'fields' });
     const index: IndexDef = { _id: id, fields, unique: body.unique ?? false, createdAt: nowIso() };
-    await commit(ws, def, { indexes: [...def.indexes, index] });
+    await commit(ws, write, def, { indexes: [...def.indexes, index] });
     return index;
   });
 }

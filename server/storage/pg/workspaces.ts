@@ -4,10 +4,13 @@
 // import) as one transaction over its store tables and its settings: every process sees the
 // workspace before or after, never between.
 import type pg from 'pg';
-import type { Adapter } from 'lowdb';
+import type { SharedAdapter } from '../settings-store.js';
 import { UniqueViolationError } from '../errors.js';
 import type { Doc } from '../query.js';
 import type { PgDatabase } from './pg-store.js';
+
+/** The scope of the advisory lock a workspace's settings are changed under. */
+export const SETTINGS_LOCK = 'homebase-settings';
 
 export interface PgWorkspaceRow<S, K> { id: string; name: string; createdAt: string; settings: S; keys: K }
 
@@ -59,9 +62,12 @@ export class PgWorkspaces {
     this.db.forget(id);
   }
 
-  /** lowdb's adapter for one workspace's settings (SettingsStore reads and writes through it). */
-  settingsAdapter<S>(id: string): Adapter<S> {
+  /** lowdb's adapter for one workspace's settings (SettingsStore reads and writes through it).
+   *  Every process writes this row: a change holds `lock` (an advisory lock on the workspace's
+   *  settings) while it re-reads, changes and writes them, so none is lost. */
+  settingsAdapter<S>(id: string): SharedAdapter<S> {
     return {
+      lock: (fn) => this.db.exclusive(SETTINGS_LOCK, id, fn),
       read: async () => (await this.db.query<{ settings: S }>('SELECT settings FROM homebase_workspaces WHERE id = $1', [id])).rows[0]?.settings ?? null,
       write: async (data: S) => {
         await this.db.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1', [id, JSON.stringify(data)]);
@@ -110,7 +116,11 @@ export class PgWorkspaces {
           await c.query(`DELETE FROM ${t}`);
           await insertDocs(c, t, docs);
         }
-        if (settings !== undefined) await c.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1', [workspace, JSON.stringify(settings)]);
+        if (settings !== undefined) {
+          // After any schema change under way in another process (settingsAdapter's lock), never between its read and write.
+          await c.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [SETTINGS_LOCK, workspace]);
+          await c.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1', [workspace, JSON.stringify(settings)]);
+        }
       });
     } finally {
       this.db.forget(workspace); // handles of tables dropped or created
