@@ -3,7 +3,8 @@
 // relay (LISTEN/NOTIFY), where it reaches their realtime sockets; webhooks and scenarios act on
 // an event only in the process that published it, so each happens once. Changes other
 // processes must know of travel the same way as control messages: a workspace created, deleted
-// or swapped wholesale, and its settings (schema) written.
+// or swapped wholesale, its settings (schema) written, and what modules tell each other (`tell`
+// and `hear`: a scenario's schedule changed).
 import type { EventBus, BusEvent } from '../core/bus.js';
 import type { ServerConfig } from '../core/config.js';
 import { logger } from '../core/logger.js';
@@ -14,12 +15,14 @@ import type { PgDatabase } from './pg/pg-store.js';
 /** Events waiting to be relayed at most; control messages are never dropped. */
 const RELAY_QUEUE_MAX = 1000;
 
-type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' };
+type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' } | { $control: 'peer'; topic: string; data: unknown };
+type Handler = Parameters<PgBackend['hear']>[1];
 
 export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: EventBus): Promise<Registry> {
   const { PgWorkspaces } = await import('./pg/workspaces.js');
   const { EventRelay, SharedLoginLimiter, claimTick } = await import('./pg/coordination.js');
   let registry: Registry | undefined;
+  const handlers = new Map<string, Handler>();
   // Relayed messages are handled one after another, in the order they arrive.
   let chain: Promise<unknown> = Promise.resolve();
   const onMessage = async (workspace: string, message: unknown): Promise<void> => {
@@ -29,6 +32,10 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     const ws = registry.get(workspace) ?? await registry.adopt(workspace);
     if (!ws || control === 'created') return;
     if (control === 'settings') return ws.settings.reload();
+    if (control === 'peer') {
+      const { topic, data } = message as Extract<Control, { $control: 'peer' }>;
+      return handlers.get(topic)?.(ws, data);
+    }
     if (control === 'replaced') {
       db.forget(workspace);
       await ws.settings.reload();
@@ -68,6 +75,8 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     loginLimiter: config.loginRateLimit === false || config.loginRateLimit <= 0 ? undefined : new SharedLoginLimiter(db, config.loginRateLimit),
     claimTick: (workspace, scenarioId, tick) => claimTick(db, workspace, scenarioId, tick),
     changed: (id, what) => tell(id, { $control: what }),
+    tell: (id, topic, data) => tell(id, { $control: 'peer', topic, data }),
+    hear: (topic, handler) => { handlers.set(topic, handler); },
   };
   try {
     registry = await Registry.loadPg(backend, config.filesDir!, config.consoleToken);

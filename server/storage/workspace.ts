@@ -27,6 +27,11 @@ export interface PgBackend {
   claimTick(workspace: string, scenarioId: string, tick: Date): Promise<boolean>;
   /** Tells the other processes that a workspace was created, deleted or swapped wholesale. */
   changed(workspace: string, what: 'created' | 'deleted' | 'replaced'): void;
+  /** Tells the other processes that something a module keeps in memory changed in a workspace
+   *  (a scenario's schedule): their handler for `topic` (`hear`) runs with `data`. */
+  tell(workspace: string, topic: string, data: unknown): void;
+  /** Handles what the other processes `tell` about `topic`, one message after another. */
+  hear(topic: string, handler: (ws: Workspace, data: unknown) => void | Promise<void>): void;
 }
 
 const LOAD_RETRY_MS = 1000;

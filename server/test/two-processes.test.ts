@@ -106,4 +106,53 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
       expect(await idsOf(s, 'indexes')).toEqual(fields.slice(0, 6).map((f) => `by_${f}`).sort());
     }
   });
+
+  describe('a scheduled scenario', () => {
+    let id: string;
+    const EVERY_2S = '*/2 * * * * *';
+    const YEARLY = '0 0 0 1 1 *';
+    const fired = async (via: TestServer) => ((await via.req('GET', `/scenarios/${id}/executions?limit=100`)).body.data as Array<{ trigger: { firedAt: string } }>)
+      .map((e) => Date.parse(e.trigger.firedAt)).sort((x, y) => x - y);
+    /** Runs started within `ms` from now (a tick in flight is let finish first). */
+    const firedWithin = async (ms: number) => {
+      await sleep(1200);
+      const before = (await fired(a)).length;
+      await sleep(ms);
+      return (await fired(a)).length - before;
+    };
+
+    it('follows changes made through either server and fires once per tick', async () => {
+      const made = await a.req('POST', '/scenarios', { body: { name: 'Tick', trigger: { type: 'schedule', cron: EVERY_2S }, steps: [{ type: 'http', url: `${rx.url}/tick` }] } });
+      expect(made.status).toBe(201);
+      id = made.body._id;
+      expect((await b.req('POST', `/scenarios/${id}/activate`)).status).toBe(200);
+      await waitFor(async () => (await fired(b)).length >= 3, 15_000, 'three ticks');
+
+      // Rescheduled through a to once a year: neither server fires any more (without the relay,
+      // b would go on with the schedule it was activated with).
+      expect((await a.req('PUT', `/scenarios/${id}`, { body: { trigger: { type: 'schedule', cron: YEARLY } } })).status).toBe(200);
+      expect(await firedWithin(4500)).toBe(0);
+
+      // Back to every two seconds through a, then deactivated through b.
+      expect((await a.req('PUT', `/scenarios/${id}`, { body: { trigger: { type: 'schedule', cron: EVERY_2S } } })).status).toBe(200);
+      const count = (await fired(a)).length;
+      await waitFor(async () => (await fired(a)).length >= count + 2, 15_000, 'two ticks of the new schedule');
+      expect((await b.req('POST', `/scenarios/${id}/deactivate`)).status).toBe(200);
+      expect(await firedWithin(4500)).toBe(0);
+
+      // Once per tick: two servers firing the same tick would start runs milliseconds apart.
+      const times = await fired(b);
+      const gaps = times.slice(1).map((t, i) => t - times[i]);
+      expect(Math.min(...gaps), JSON.stringify(times.map((t) => new Date(t).toISOString()))).toBeGreaterThan(900);
+      expect(rx.received.filter((r) => r.url === '/tick')).toHaveLength(times.length);
+    }, 60_000);
+
+    it('activated through one server, fires through the other once the first is gone', async () => {
+      expect((await a.req('POST', `/scenarios/${id}/activate`)).status).toBe(200);
+      await a.close(); // the last test: only b serves from here
+      const count = (await fired(b)).length;
+      await waitFor(async () => (await fired(b)).length >= count + 2, 15_000, 'ticks fired by the remaining server');
+      expect((await b.req('POST', `/scenarios/${id}/deactivate`)).status).toBe(200);
+    }, 30_000);
+  });
 });

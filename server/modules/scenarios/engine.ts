@@ -11,6 +11,8 @@ import { Runner, failInterrupted, type RunRequest, type Execution } from './runn
 import type { ScenarioDoc } from './schemas.js';
 
 export const SCENARIOS = 'scenarios';
+/** What processes on one database tell each other when a scenario changed (PgBackend.tell). */
+const SCENARIO_TOPIC = 'scenario';
 /** Event-triggered executions one scenario may start per minute; beyond, they are stored as
  *  failed without running. Stops loops the depth bound cannot see (a step calling this server over HTTP). */
 export const EVENT_RUNS_PER_MINUTE = 300;
@@ -54,6 +56,22 @@ export class ScenarioEngine {
     let w = this.windows.get(key);
     if (!w || now - w.start >= 60_000) { w = { start: now, count: 0 }; this.windows.set(key, w); }
     return ++w.count > EVENT_RUNS_PER_MINUTE;
+  }
+
+  /** A scenario was changed here (saved, activated, deactivated; undefined: deleted): its cron
+   *  job follows, in this process and, on PostgreSQL, in every other one (`refresh` there). */
+  changed(ws: Workspace, scenarioId: string, scenario: ScenarioDoc | undefined): void {
+    this.sync(ws, scenarioId, scenario);
+    ws.pg?.tell(ws.id, SCENARIO_TOPIC, { id: scenarioId });
+  }
+
+  /** Another process changed a scenario: re-read it and schedule it as stored. Messages are
+   *  handled in order and each re-reads, so the last one leaves the schedule as the store has it. */
+  private async refresh(ws: Workspace, scenarioId: string): Promise<void> {
+    if (this.stopped) return;
+    const current = (await (await ws.store(SCENARIOS)).get(scenarioId)) as unknown as ScenarioDoc | undefined;
+    this.sync(ws, scenarioId, current);
+    if (!current) await this.runner.interrupt({ wsId: ws.id, scenarioId }, 'Interrupted: the scenario was deleted');
   }
 
   /** Starts, restarts or stops a scenario's cron job to match the stored scenario (undefined: deleted). */
@@ -106,6 +124,7 @@ export class ScenarioEngine {
   async start(): Promise<void> {
     this.ctx.bus.subscribe((event) => this.onEvent(event));
     this.ctx.closers.push(() => this.stop());
+    this.ctx.registry.database?.hear(SCENARIO_TOPIC, (ws, data) => this.refresh(ws, (data as { id: string }).id));
     await this.ctx.registry.listen({
       opened: async (ws) => { await failInterrupted(ws); await this.load(ws); },
       closing: async (ws) => { this.unload(ws.id); await this.runner.interrupt({ wsId: ws.id }, 'Interrupted: the workspace is closing'); },

@@ -96,7 +96,7 @@ export async function setActive(ws: Workspace, engine: ScenarioEngine, id: strin
 export async function deleteScenario(ws: Workspace, engine: ScenarioEngine, id: string): Promise<void> {
   const store = await scenarioStore(ws);
   if (!(await store.exclusive(id, () => store.remove(id)))) throw ApiError.notFound('Scenario', id);
-  engine.sync(ws, id, undefined);
+  engine.changed(ws, id, undefined);
   await engine.runner.interrupt({ wsId: ws.id, scenarioId: id }, 'Interrupted: the scenario was deleted');
   await (await ws.store(EXECUTIONS)).removeWhere([{ path: 'scenarioId', op: '$eq', values: [id] }]);
 }
@@ -116,7 +116,7 @@ export async function listExecutions(ws: Workspace, scenarioId: string, q: Store
 async function save(ws: Workspace, engine: ScenarioEngine, next: ScenarioDoc): Promise<Scenario> {
   const saved = await (await scenarioStore(ws)).replace(next._id, next as unknown as Doc);
   if (!saved) throw ApiError.notFound('Scenario', next._id);
-  engine.sync(ws, next._id, saved as unknown as ScenarioDoc);
+  engine.changed(ws, next._id, saved as unknown as ScenarioDoc);
   return publicScenario(saved);
 }
 
