@@ -3,7 +3,7 @@
 // (unique indexes, replaceAll, removeWhere, drop). PostgreSQL runs on a throwaway cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { embeddedStore, type Store } from './store.js';
+import { embeddedStore, getEach, type Store } from './store.js';
 import { parseListQuery, conditionsFromObject, parseSort } from '../core/list-query.js';
 import { FIELDS, LIST_CASES, LOOSE_DOCS, TYPED_DOCS, TYPES, VIEW_CASES, makeDoc, prng, randomQuery, reference } from './query-cases.js';
 import type { Doc } from './query.js';
@@ -133,6 +133,18 @@ for (const [name, open, available] of drivers) {
       await expect(s.insert({ _id: 'e', $x: 1 } as Doc)).rejects.toBeInstanceOf(UnstorableValueError);
       expect(await s.get('d')).toBeUndefined();
       await s.drop();
+    });
+
+    it('getEach reads one document of each store, in order (one round trip on PostgreSQL)', async () => {
+      const [s1, s2] = [await open(), await open()];
+      await s1.insert({ _id: 'x', v: 1 });
+      await s2.insert({ _id: 'x', v: 2 });
+      await s2.insert({ _id: 'y', v: 3 });
+      expect(await getEach([[s1, 'x'], [s2, 'y'], [s2, 'x'], [s1, 'missing']])).toEqual([{ _id: 'x', v: 1 }, { _id: 'y', v: 3 }, { _id: 'x', v: 2 }, undefined]);
+      expect(await getEach([[s2, 'x']])).toEqual([{ _id: 'x', v: 2 }]);
+      expect(await getEach([])).toEqual([]);
+      await s1.drop();
+      await s2.drop();
     });
   });
 }

@@ -11,6 +11,10 @@ export interface Store {
    *  embedded one); absent where a read must wait for a database. The token check and the
    *  record GET use it to answer without waiting a turn (docs/performance.md). */
   getNow?(id: string): Doc | undefined;
+  /** Reads document `id` here and one document of each of `others` (stores of the same
+   *  database) in one round trip: resolves to [this one, ...others']. Absent where reads answer
+   *  at once (the embedded driver); `getEach` picks it when it is there. */
+  getWith?(id: string, others: Array<[Store, string]>): Promise<Array<Doc | undefined>>;
   find(query: StoreQuery): Promise<QueryResult>;
   /** Documents whose value at `path` equals `value` (as a filter[path]=value would, typed). */
   findBy(path: string, value: unknown): Promise<Doc[]>;
@@ -73,6 +77,15 @@ export function embeddedStore(s: DocStore): EmbeddedStore {
   let w = wrappers.get(s);
   if (!w) { w = new EmbeddedStore(s); wrappers.set(s, w); }
   return w;
+}
+
+/** One document of each store, [store, id] pairs in, documents (or undefined) out in the same
+ *  order: one round trip on PostgreSQL (the session check of every request reads its session
+ *  and user this way), reads that answer at once on the embedded driver. */
+export function getEach(reads: Array<[Store, string]>): Promise<Array<Doc | undefined>> {
+  const [first, ...rest] = reads;
+  if (first?.[0].getWith) return first[0].getWith(first[1], rest);
+  return Promise.all(reads.map(([store, id]) => store.get(id)));
 }
 
 const indexed = new WeakMap<Store, Map<string, Promise<void>>>();

@@ -5,7 +5,7 @@
 import jwt from 'jsonwebtoken';
 import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import { withIndexes, type Store } from '../../storage/store.js';
+import { getEach, withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { publicUser, type UserDoc } from '../users/repo.js';
@@ -158,10 +158,10 @@ function verifiedClaims(ws: Workspace, token: string): Readonly<TokenClaims> {
  *  live and the user's, the user exists, and an impersonation lasts only while the admin behind
  *  it is still an admin. Every failure is a 401. */
 export async function liveSession(ws: Workspace, sessionId: string, userId: string): Promise<{ user: UserDoc; session: SessionDoc }> {
-  const session = (await (await sessionsStore(ws)).get(sessionId)) as SessionDoc | undefined;
+  const [sessions, users] = await Promise.all([sessionsStore(ws), ws.store('users')]);
+  // Both in one round trip on PostgreSQL (the user's id is the token's, known before the session).
+  const [session, user] = (await getEach([[sessions, sessionId], [users, userId]])) as [SessionDoc | undefined, UserDoc | undefined];
   if (!session || session.revoked || session.userId !== userId) throw ApiError.unauthorized(SESSION_ENDED);
-  const users = await ws.store('users');
-  const user = (await users.get(userId)) as UserDoc | undefined;
   if (!user) throw ApiError.unauthorized(USER_GONE);
   if (await impersonationLapsed(users, session)) throw ApiError.unauthorized(IMPERSONATION_ENDED);
   return { user, session };

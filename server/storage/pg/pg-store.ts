@@ -179,6 +179,17 @@ export class PgDocStore implements Store {
     return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id])).rows[0]?.doc;
   }
 
+  async getWith(id: string, others: Array<[Store, string]>): Promise<Array<Doc | undefined>> {
+    const reads: Array<[Store, string]> = [[this, id], ...others];
+    // Stores of another database (or driver) are read on their own.
+    if (reads.some(([s, i]) => !(s instanceof PgDocStore) || s.db !== this.db || typeof i !== 'string')) {
+      return Promise.all(reads.map(([s, i]) => s.get(i)));
+    }
+    const columns = reads.map(([s], k) => `(SELECT doc FROM ${(s as PgDocStore).table} WHERE id = $${k + 1}) AS d${k}`);
+    const row = (await this.db.query<Record<string, Doc | null>>(`SELECT ${columns.join(', ')}`, reads.map(([, i]) => i))).rows[0];
+    return reads.map((_, k) => row[`d${k}`] ?? undefined);
+  }
+
   async find(q: StoreQuery): Promise<QueryResult> {
     const { page, count } = listSql(this.table, q);
     const total = (await this.db.query<{ n: number }>(count.text, count.values)).rows[0].n;
