@@ -79,6 +79,8 @@ export class DocStore {
   private timer: NodeJS.Timeout | undefined;
   /** Tail of the store's write queue. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The batch of single-document writes waiting in the queue, which new ones join (batched). */
+  private batch: BatchedWrite[] | undefined;
   /** Per-document read-modify-write sections (exclusive). */
   private readonly sections = new KeyedSections();
   /** Changes with every change of the content: before a write starts, after it ends, and when
@@ -260,14 +262,19 @@ export class DocStore {
   }
 
   async insert(doc: Doc): Promise<Doc> {
-    return this.write(async () => {
+    return this.batched((batch) => {
       const prepared = this.prepare(doc);
-      if (this.get(prepared._id)) throw uniqueViolated(prepared._id);
-      this.tryInsert([prepared]);
-      await this.append(serialize(prepared) + '\n');
-      this.engine._addToIndexes(prepared);
-      this.count++;
-      return prepared;
+      if (batch.get(prepared._id)) throw uniqueViolated(prepared._id);
+      // A trial insert checks the unique indexes too (nedb takes it back when one refuses).
+      if (batch.trial) this.engine._addToIndexes(prepared);
+      else this.tryInsert([prepared]);
+      batch.set(prepared._id, prepared);
+      return {
+        text: serialize(prepared) + '\n',
+        undo: () => this.engine._removeFromIndexes(prepared),
+        apply: () => { this.engine._addToIndexes(prepared); this.count++; },
+        result: prepared,
+      };
     });
   }
 
@@ -286,25 +293,35 @@ export class DocStore {
 
   /** Replaces a whole document; resolves to the stored one, or undefined if it is gone. */
   async replace(id: string, doc: Doc): Promise<Doc | undefined> {
-    return this.write(async () => {
-      const old = this.get(id);
-      if (!old) return undefined;
+    return this.batched((batch) => {
+      const old = batch.get(id);
+      if (!old) return { result: undefined };
       const next = this.prepare({ ...doc, _id: id });
-      this.tryUpdate([{ oldDoc: old, newDoc: next }]);
-      await this.append(serialize(next) + '\n');
-      this.engine._updateIndexes([{ oldDoc: old, newDoc: next }]);
-      return next;
+      const pair = [{ oldDoc: old, newDoc: next }];
+      if (batch.trial) this.engine._updateIndexes(pair);
+      else this.tryUpdate(pair);
+      batch.set(id, next);
+      return {
+        text: serialize(next) + '\n',
+        undo: () => this.engine._updateIndexes([{ oldDoc: next, newDoc: old }]),
+        apply: () => this.engine._updateIndexes(pair),
+        result: next,
+      };
     });
   }
 
   async remove(id: string): Promise<boolean> {
-    return this.write(async () => {
-      const old = this.get(id);
-      if (!old) return false;
-      await this.append(serialize({ $$deleted: true, _id: id }) + '\n');
-      this.engine._removeFromIndexes(old);
-      this.count--;
-      return true;
+    return this.batched((batch) => {
+      const old = batch.get(id);
+      if (!old) return { result: false };
+      if (batch.trial) this.engine._removeFromIndexes(old);
+      batch.set(id, undefined);
+      return {
+        text: serialize({ $$deleted: true, _id: id }) + '\n',
+        undo: () => this.engine._addToIndexes(old),
+        apply: () => { this.engine._removeFromIndexes(old); this.count--; },
+        result: true,
+      };
     });
   }
 
@@ -544,8 +561,82 @@ export class DocStore {
     }
   }
 
-  /** Runs a write alone in the store's queue; nedb's errors become API errors. */
+  /** Runs a write alone in the store's queue; nedb's errors become API errors. Writes asked
+   *  for after it never join a batch queued before it. */
   private write<T>(op: () => Promise<T>): Promise<T> {
+    this.batch = undefined;
+    return this.enqueue(op);
+  }
+
+  /** Group commit of single-document writes (insert, replace, remove). Writes that arrive while
+   *  the queue is busy (another batch's append under way) wait in one batch; at its turn the
+   *  batch is checked in one synchronous step, each write against the store as the writes
+   *  before it in the batch leave it (applied for the check and taken back in the same tick,
+   *  so no reader sees them), then its lines are appended in one write, and only once that
+   *  succeeded is each applied in memory and answered, in order. A write refused by the check
+   *  fails alone; a failed append fails every write of the batch and applies none. Each write
+   *  is answered only after its own line is in the file, as before (docs/storage-layout.md). */
+  private batched<T>(stage: (batch: BatchView) => StagedWrite<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed'));
+    let batch = this.batch;
+    if (!batch) {
+      const mine: BatchedWrite[] = [];
+      batch = this.batch = mine;
+      void this.enqueue(() => {
+        if (this.batch === mine) this.batch = undefined; // later writes form the next batch
+        return this.commit(mine);
+      }).catch((err) => { for (const w of mine) w.reject(err); });
+    }
+    return new Promise<T>((resolve, reject) => {
+      batch.push({ stage: stage as (batch: BatchView) => StagedWrite<unknown>, resolve: resolve as (v: unknown) => void, reject });
+    });
+  }
+
+  private async commit(batch: BatchedWrite[]): Promise<void> {
+    const staged: Array<{ w: BatchedWrite; s: StagedWrite<unknown> }> = [];
+    const trialled: Array<() => void> = [];
+    // The documents as the writes before in the batch leave them (undefined: removed). With
+    // unique indexes besides _id, the writes before are also applied to the indexes (a trial,
+    // taken back below), so that each write is checked against them; the last needs only the
+    // check.
+    const pending = new Map<string, Doc | undefined>();
+    const unique = Object.entries(this.engine.indexes).some(([k, i]) => i.unique && k !== '_id');
+    const view: BatchView = {
+      trial: false,
+      get: (id) => (pending.has(id) ? pending.get(id) : this.get(id)),
+      set: (id, doc) => { pending.set(id, doc); },
+    };
+    try {
+      for (let i = 0; i < batch.length; i++) {
+        const w = batch[i];
+        view.trial = unique && i < batch.length - 1;
+        try {
+          const s = w.stage(view);
+          staged.push({ w, s });
+          if (view.trial && s.undo) trialled.push(s.undo);
+        } catch (err) {
+          w.reject(translateNedbError(err));
+        }
+      }
+    } finally {
+      for (let i = trialled.length - 1; i >= 0; i--) trialled[i]();
+    }
+    const text = staged.map(({ s }) => s.text ?? '').join('');
+    if (text) {
+      try {
+        await this.append(text);
+      } catch (err) {
+        for (const { w } of staged) w.reject(err);
+        return;
+      }
+    }
+    for (const { s } of staged) s.apply?.();
+    const lines = staged.filter(({ s }) => s.text).length;
+    if (lines > 1) this.writesSinceCompaction += lines - 1; // the queue counted one
+    for (const { w, s } of staged) w.resolve(s.result);
+  }
+
+  private enqueue<T>(op: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed'));
     const run = async () => {
       this.buildIdIndex(); // every write maintains the _id tree
@@ -569,6 +660,30 @@ export class DocStore {
     this.queue = result.catch(() => undefined);
     return result;
   }
+}
+
+/** One single-document write of a batch, worked out at its turn: the line to append, how to
+ *  take back its trial application, how to apply it once the line is written, its answer.
+ *  Without `text` it writes nothing (the document was gone). */
+interface StagedWrite<T> {
+  text?: string;
+  undo?: () => void;
+  apply?: () => void;
+  result: T;
+}
+
+/** What a batched write sees of the writes before it in its batch. */
+interface BatchView {
+  /** Apply the write to the indexes for the next writes' checks (taken back with `undo`). */
+  trial: boolean;
+  get(id: string): Doc | undefined;
+  set(id: string, doc: Doc | undefined): void;
+}
+
+interface BatchedWrite {
+  stage(batch: BatchView): StagedWrite<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
 }
 
 /** nedb's key of an index: its fields sorted and comma-joined. */
