@@ -33,8 +33,12 @@ export interface RecordOpts {
 
 /** How a request was decided, for the request log: `read:public`, `update:only-user`, `write:admin`. */
 export function accessLabel(def: CollectionDef, op: RecordOp, auth: AuthInfo | null): string {
-  return `${op}:${auth?.isAdmin ? 'admin' : ruleFor(def, op)}`;
+  const rule = auth?.isAdmin ? 'admin' : ruleFor(def, op);
+  // One string per label, not one per request (every record request is labelled).
+  const byRule = LABELS[op] ??= {};
+  return byRule[rule] ??= `${op}:${rule}`;
 }
+const LABELS: Partial<Record<RecordOp, Record<string, string>>> = {};
 
 export async function getRecord(_ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<Doc> {
   const def = getCollection(ws, collectionId);

@@ -124,8 +124,9 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
     const counted = !ws.busy;
     if (counted) t.inflight++;
     (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false };
-    // 'close' follows every response: after 'finish' when it was sent, alone when the client left.
-    res.once('close', onResponseDone);
+    // 'close' follows every response, once: after 'finish' when it was sent, alone when the
+    // client left. `on`, not `once`: no wrapper closure per request (onResponseDone runs once).
+    res.on('close', onResponseDone);
     next(counted ? undefined : ApiError.unavailable());
   };
 }
