@@ -43,8 +43,27 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     }
     bus.publish({ ...(message as BusEvent), relayed: true });
   };
+  // The listener was cut and is back: control messages sent meanwhile are lost, so everything
+  // they keep in step is read again (workspaces, settings, store handles, and each module's
+  // state through its `hear` handlers, called without data).
+  const resync = async (): Promise<void> => {
+    if (!registry) return;
+    const rows = await workspaces.list();
+    const ids = new Set(rows.map((r) => r.id));
+    for (const { _id } of registry.list()) if (!ids.has(_id)) await registry.release(_id);
+    for (const id of ids) {
+      const ws = registry.get(id) ?? await registry.adopt(id);
+      if (!ws) continue;
+      db.forget(id);
+      await ws.settings.reload();
+      for (const handler of handlers.values()) await handler(ws, undefined);
+    }
+    logger.info({ workspaces: ids.size }, 'the event listener is back: workspaces, settings and schedules read again');
+  };
   const relay = await EventRelay.start(db, ({ workspace, event }) => {
     chain = chain.then(() => onMessage(workspace, event)).catch((err) => logger.warn({ err: (err as Error).message, workspace }, 'a relayed event could not be handled'));
+  }, () => {
+    chain = chain.then(resync).catch((err) => logger.warn({ err: (err as Error).message }, 'could not read the workspaces again after the event listener came back'));
   });
   // Sent one after another (in order, holding one connection at a time), from a bounded queue:
   // a burst of events never takes the pool from the requests. Realtime delivery is at most once

@@ -30,7 +30,9 @@ export interface PgBackend {
   /** Tells the other processes that something a module keeps in memory changed in a workspace
    *  (a scenario's schedule): their handler for `topic` (`hear`) runs with `data`. */
   tell(workspace: string, topic: string, data: unknown): void;
-  /** Handles what the other processes `tell` about `topic`, one message after another. */
+  /** Handles what the other processes `tell` about `topic`, one message after another; called
+   *  with undefined data when messages may have been missed (the listener was cut and is back):
+   *  then re-read everything the topic keeps in step. */
   hear(topic: string, handler: (ws: Workspace, data: unknown) => void | Promise<void>): void;
 }
 

@@ -4,6 +4,7 @@
 // both, a login limit counts guesses made through both, schema changes made at the same moment
 // through both are all kept, and a scheduled scenario follows changes made through either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +18,10 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
   let b: TestServer;
   let files: string;
   let rx: Receiver;
+  let database: string;
 
   beforeAll(async () => {
-    const database = await testDatabase();
+    database = await testDatabase();
     files = mkdtempSync(join(tmpdir(), 'homebase-two-'));
     a = await startTestServer({ database, files });
     b = await startTestServer({ database, files }); // finds the workspace, console token and admin of the first
@@ -147,8 +149,28 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
       expect(rx.received.filter((r) => r.url === '/tick')).toHaveLength(times.length);
     }, 60_000);
 
-    it('activated through one server, fires through the other once the first is gone', async () => {
+    it('is read again by a server whose event listener was cut while it changed', async () => {
       expect((await a.req('POST', `/scenarios/${id}/activate`)).status).toBe(200);
+      const count = (await fired(a)).length;
+      await waitFor(async () => (await fired(a)).length > count, 15_000, 'a tick');
+      // b's listening connection ends; the change to a yearly schedule made meanwhile through a
+      // never reaches b as a message. Once back, b reads every schedule again.
+      const relay = b.srv.ctx.registry.database!.relay!;
+      const pid = relay.listenerPid;
+      const admin = new pg.Client({ connectionString: database });
+      await admin.connect();
+      try {
+        expect((await admin.query('SELECT pg_terminate_backend($1) AS done', [pid])).rows[0].done).toBe(true);
+      } finally {
+        await admin.end();
+      }
+      expect((await a.req('PUT', `/scenarios/${id}`, { body: { trigger: { type: 'schedule', cron: YEARLY } } })).status).toBe(200);
+      await waitFor(() => relay.listenerPid !== undefined && relay.listenerPid !== pid, 10_000, 'the listener back');
+      expect(await firedWithin(4500)).toBe(0);
+    }, 60_000);
+
+    it('changed through one server, fires through the other once the first is gone', async () => {
+      expect((await a.req('PUT', `/scenarios/${id}`, { body: { trigger: { type: 'schedule', cron: EVERY_2S } } })).status).toBe(200);
       await a.close(); // the last test: only b serves from here
       const count = (await fired(b)).length;
       await waitFor(async () => (await fired(b)).length >= count + 2, 15_000, 'ticks fired by the remaining server');

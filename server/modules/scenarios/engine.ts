@@ -124,7 +124,7 @@ export class ScenarioEngine {
   async start(): Promise<void> {
     this.ctx.bus.subscribe((event) => this.onEvent(event));
     this.ctx.closers.push(() => this.stop());
-    this.ctx.registry.database?.hear(SCENARIO_TOPIC, (ws, data) => this.refresh(ws, (data as { id: string }).id));
+    this.ctx.registry.database?.hear(SCENARIO_TOPIC, (ws, data) => (data ? this.refresh(ws, (data as { id: string }).id) : this.load(ws)));
     await this.ctx.registry.listen({
       opened: async (ws) => { await failInterrupted(ws); await this.load(ws); },
       closing: async (ws) => { this.unload(ws.id); await this.runner.interrupt({ wsId: ws.id }, 'Interrupted: the workspace is closing'); },

@@ -141,7 +141,8 @@ describe.skipIf(!pgBin)('several processes on one database', () => {
     const store = await a.store('demo', 'lost');
     await store.insert({ _id: 'k', v: 1 });
     const got: RelayedEvent[] = [];
-    const rb = await EventRelay.start(b, (e) => got.push(e));
+    let resumed = 0;
+    const rb = await EventRelay.start(b, (e) => got.push(e), () => resumed++);
     const ra = await EventRelay.start(a, () => undefined);
     try {
       cluster.pause();
@@ -167,6 +168,7 @@ describe.skipIf(!pgBin)('several processes on one database', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(got.length).toBeGreaterThan(0);
+      expect(resumed).toBeGreaterThan(0); // told, so that what it may have missed is read again
     } finally {
       await ra.close();
       await rb.close();

@@ -18,19 +18,25 @@ export interface RelayedEvent { workspace: string; event: unknown }
 
 /** Publishes events to every process and delivers the other processes' events to `onEvent`. A
  *  dedicated connection listens; when it is lost it reconnects (events published meanwhile by
- *  others are not replayed: realtime is "at most once" to a socket, as on one process). */
+ *  others are not replayed: realtime is "at most once" to a socket, as on one process), then
+ *  calls `onResumed`, so that state kept from control messages can be read again. */
 export class EventRelay {
   readonly origin = randomUUID();
   private client?: pg.Client;
   private closed = false;
   private retry?: NodeJS.Timeout;
 
-  private constructor(private readonly db: PgDatabase, private readonly onEvent: (e: RelayedEvent) => void) {}
+  private constructor(private readonly db: PgDatabase, private readonly onEvent: (e: RelayedEvent) => void, private readonly onResumed?: () => void) {}
 
-  static async start(db: PgDatabase, onEvent: (e: RelayedEvent) => void): Promise<EventRelay> {
-    const relay = new EventRelay(db, onEvent);
+  static async start(db: PgDatabase, onEvent: (e: RelayedEvent) => void, onResumed?: () => void): Promise<EventRelay> {
+    const relay = new EventRelay(db, onEvent, onResumed);
     await relay.listen();
     return relay;
+  }
+
+  /** The server process of the listening connection (tests end it to cut the relay). */
+  get listenerPid(): number | undefined {
+    return (this.client as (pg.Client & { processID?: number }) | undefined)?.processID;
   }
 
   private async listen(): Promise<void> {
@@ -51,7 +57,7 @@ export class EventRelay {
     void old?.end().catch(() => undefined);
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      if (!this.closed) this.listen().catch(() => this.reconnect());
+      if (!this.closed) this.listen().then(() => { if (!this.closed) this.onResumed?.(); }, () => this.reconnect());
     }, 500);
   }
 
