@@ -36,7 +36,7 @@ export function rows(r: BenchResults): string[][] {
   if (r.rss.afterRunMb !== undefined) out.push(['RSS after the runs (MB)', int(r.rss.size), int(r.rss.afterRunMb), '', '', '', '']);
   const restores = r.restore?.detail?.figures;
   if (restores?.length) {
-    const where = { memory: 'in memory', disk: 'on disk' } as const;
+    const where = { memory: 'in memory', disk: 'on disk', postgres: 'on PostgreSQL' } as const;
     const how = { changed: 'after a test changed a record', full: 'whole workspace rewritten' } as const;
     for (const f of restores) out.push([`snapshot restore, ${where[f.storage]}, ${how[f.mode]} (ms)`, int(f.records), ms1(f.medianMs, f.minMs, f.maxMs), '', '', '', '']);
   } else if (r.restore && Number.isFinite(r.restore.ms)) out.push(['snapshot restore (ms)', int(r.restore.size), int(r.restore.ms), '', '', '', '']);

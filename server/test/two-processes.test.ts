@@ -109,6 +109,30 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
     }
   });
 
+  it('a snapshot taken through one is listed and restored through the other, and the first serves what it restored', async () => {
+    const snap = await a.consoleReq('POST', '/workspaces/demo/snapshots', { name: 'shared' });
+    expect(snap.status).toBe(201);
+    const listed = await b.consoleReq('GET', '/workspaces/demo/snapshots');
+    expect(listed.body.data).toEqual([snap.body]);
+    const before = (await a.req('GET', '/database/notes?limit=100')).body;
+    // Records and the schema change through one server, then the other restores.
+    expect((await a.req('POST', '/database/notes', { body: { text: 'after the snapshot' } })).status).toBe(201);
+    expect((await a.req('POST', '/database', { body: { _id: 'later', setting: { read: 'public', write: 'public', update: 'private' } } })).status).toBe(201);
+    await waitFor(async () => (await b.req('GET', '/database/later')).status === 200, 5000, 'the new collection on the second server');
+    const restored = await b.consoleReq('POST', '/workspaces/demo/snapshots/shared/restore');
+    expect(restored.status).toBe(200);
+    expect(restored.body).toEqual(snap.body);
+    // The first server was told: its schema and records are the snapshot's.
+    await waitFor(async () => (await a.req('GET', '/database/later')).status === 404, 5000, 'the restored schema on the first server');
+    expect((await a.req('GET', '/database/notes?limit=100')).body).toEqual(before);
+    // The unique index came back with the table: still enforced through both.
+    expect((await a.req('POST', '/database/notes', { body: { text: 'again', code: 'same' } })).status).toBe(409);
+    // Deleted through one, gone for both.
+    expect((await a.consoleReq('DELETE', '/workspaces/demo/snapshots/shared')).status).toBe(204);
+    expect((await b.consoleReq('GET', '/workspaces/demo/snapshots')).body.data).toEqual([]);
+    expect((await b.consoleReq('POST', '/workspaces/demo/snapshots/shared/restore')).status).toBe(404);
+  });
+
   describe('a scheduled scenario', () => {
     let id: string;
     const EVERY_2S = '*/2 * * * * *';

@@ -1,15 +1,20 @@
 // Named snapshots of a workspace: taken and restored whole. Held in memory for speed; a disk
 // workspace also keeps each one under `<workspace>/snapshots/<name>/` (state.jsonl, files/,
-// meta.json written last as the commit mark), so they survive a restart.
+// meta.json written last as the commit mark), so they survive a restart. On PostgreSQL they live
+// in the database itself (storage/pg/snapshots.ts: table copies and the settings, one list for
+// every process), with the uploaded files copied under `<files>/<workspace>/snapshots/<uuid>/`.
 import model from '@seald-io/nedb/lib/model.js';
+import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
-import { applyState, captureState, exclusive, isCollectionStore, whileBusy, type WorkspaceState } from './state.js';
-import { copyFilesTo, fileSetIn } from './files.js';
+import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
+import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';
+import { deleteDbSnapshot, hasDbSnapshot, listDbSnapshots, restoreDbSnapshot, takeDbSnapshot } from '../../storage/pg/snapshots.js';
+import { NotFoundError, UniqueViolationError } from '../../storage/errors.js';
 
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -32,10 +37,9 @@ const catalogs = new WeakMap<Workspace, Promise<Map<string, Entry>>>();
 
 const folderOf = (ws: Workspace, name?: string) => join(ws.dir!, 'snapshots', ...(name ? [name] : []));
 
-/** The snapshots of a workspace (read from disk once, then kept in memory; on PostgreSQL read
- *  each time, since other processes take and delete snapshots in the shared files folder). */
+/** The snapshots of a workspace (read from disk once, then kept in memory). */
 function catalog(ws: Workspace): Promise<Map<string, Entry>> {
-  let c = ws.pg ? undefined : catalogs.get(ws);
+  let c = catalogs.get(ws);
   if (!c) {
     c = (async () => {
       const map = new Map<string, Entry>();
@@ -56,6 +60,10 @@ function catalog(ws: Workspace): Promise<Map<string, Entry>> {
 }
 
 export async function listSnapshots(ws: Workspace): Promise<SnapshotInfo[]> {
+  if (ws.pg) {
+    return (await listDbSnapshots<Omit<SnapshotInfo, 'name' | 'createdAt'>>(ws.pg.db, ws.id))
+      .map((e) => ({ name: e.name, createdAt: e.createdAt, records: 0, collections: 0, users: 0, files: 0, ...e.info }));
+  }
   return [...(await catalog(ws)).values()].map((e) => e.info).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
 }
 
@@ -77,6 +85,7 @@ function assertName(name: string): void {
 /** Takes a snapshot; 409 when the name is taken, unless `overwrite`. */
 export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overwrite = false): Promise<SnapshotInfo> {
   assertName(name);
+  if (ws.pg) return exclusive(ws, () => takePg(ctx, ws, name, overwrite));
   return exclusive(ws, async () => {
     const snaps = await catalog(ws);
     if (snaps.has(name) && !overwrite) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
@@ -99,6 +108,7 @@ export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overw
 
 /** Restores a snapshot: 404 when there is none by that name. */
 export function restoreSnapshot(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
+  if (ws.pg) return exclusive(ws, () => restorePg(ctx, ws, name));
   return exclusive(ws, async () => {
     const entry = (await catalog(ws)).get(name);
     if (!entry) throw ApiError.notFound('Snapshot', name);
@@ -110,6 +120,14 @@ export function restoreSnapshot(ctx: AppContext, ws: Workspace, name: string): P
 }
 
 export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
+  if (ws.pg) {
+    const db = ws.pg.db;
+    return exclusive(ws, async () => {
+      const filesDir = await pgErrors(name, () => deleteDbSnapshot(db, ws.id, name));
+      if (filesDir) pgFileSets.delete(join(pgFilesFolder(ws, filesDir), 'files'));
+      if (filesDir) await rm(pgFilesFolder(ws, filesDir), { recursive: true, force: true });
+    });
+  }
   return exclusive(ws, async () => {
     const snaps = await catalog(ws);
     if (!snaps.has(name)) throw ApiError.notFound('Snapshot', name);
@@ -155,4 +173,69 @@ async function readSnapshot(folder: string): Promise<WorkspaceState> {
   }
   if (!settings) throw ApiError.conflict('The snapshot on disk is damaged');
   return { settings, stores, files: await fileSetIn(join(folder, 'files')) };
+}
+
+// ---- On PostgreSQL ----
+
+type Figures = Omit<SnapshotInfo, 'name' | 'createdAt'>;
+
+/** A PostgreSQL snapshot's copies of the uploaded files (folder named by a fresh uuid, so that
+ *  overwriting a snapshot never touches the folder of the one it replaces until it committed). */
+const pgFilesFolder = (ws: Workspace, filesDir: string) => join(ws.dir!, 'snapshots', filesDir);
+
+/** File sets by folder, kept so that a restore rewrites only the files changed since the last. */
+const pgFileSets = new Map<string, FileSet>();
+
+/** The store layer's errors as the API's (409 name taken, 404 unknown snapshot). */
+async function pgErrors<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof UniqueViolationError) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
+    if (err instanceof NotFoundError) throw ApiError.notFound('Snapshot', name);
+    throw err;
+  }
+}
+
+async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: boolean): Promise<SnapshotInfo> {
+  const db = ws.pg!.db;
+  // The cheap refusal first: no files copied for a name that is taken (the transaction checks again).
+  if (!overwrite && await hasDbSnapshot(db, ws.id, name)) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
+  const filesDir = randomUUID();
+  const folder = pgFilesFolder(ws, filesDir);
+  // Quiet in this process while the files are copied and the tables with them.
+  return whileBusy(ws, async () => {
+    try {
+      await copyFilesTo(ctx, ws, join(folder, 'files'));
+      const snap = await pgErrors(name, () => takeDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, {
+        overwrite, skip: UNTOUCHED_STORES, filesDir,
+        describe: (counts, settings) => {
+          let records = 0;
+          for (const [store, n] of Object.entries(counts)) if (isCollectionStore(store)) records += n;
+          return { records, collections: settings?.collections.length ?? 0, users: counts.users ?? 0, files: counts.files ?? 0 };
+        },
+      }));
+      if (snap.replacedFilesDir) await rm(pgFilesFolder(ws, snap.replacedFilesDir), { recursive: true, force: true });
+      return { name, createdAt: snap.createdAt, ...snap.info! };
+    } catch (err) {
+      await rm(folder, { recursive: true, force: true });
+      throw err;
+    }
+  });
+}
+
+async function restorePg(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
+  const db = ws.pg!.db;
+  return whileBusy(ws, async () => {
+    const out = await pgErrors(name, () => restoreDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, { skip: UNTOUCHED_STORES }));
+    if (out.settings && JSON.stringify(out.settings) !== JSON.stringify(ws.settings.data)) ws.settings.adopt(out.settings);
+    if (out.filesDir) {
+      const folder = join(pgFilesFolder(ws, out.filesDir), 'files');
+      let set = pgFileSets.get(folder);
+      if (!set) { set = await fileSetIn(folder); pgFileSets.set(folder, set); }
+      await applyFiles(ctx, ws, set);
+    }
+    await ctx.registry.notifyReplaced(ws);
+    return { name, createdAt: out.createdAt, records: 0, collections: 0, users: 0, files: 0, ...out.info };
+  });
 }

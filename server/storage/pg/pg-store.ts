@@ -135,13 +135,15 @@ export class PgDatabase {
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-store:${workspace}/${name}`]);
     const again = (await c.query<{ table_name: string }>('SELECT table_name FROM homebase_stores WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0]?.table_name;
     if (again) return again;
-    const t = `hb_s_${(await c.query<{ n: string }>(`SELECT nextval('homebase_store_seq') AS n`)).rows[0].n}`;
-    await c.query(`CREATE TABLE ${t} (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`);
-    // Lists are ordered by createdAt by default: an index on its sort key answers a page
-    // without sorting the whole store.
-    await c.query(`CREATE INDEX ${t}_created ON ${t} (${sortExprs('createdAt').join(', ')}, id)`);
+    const t = await this.newStoreName(c);
+    for (const sql of storeTableSql(t)) await c.query(sql);
     await c.query('INSERT INTO homebase_stores (workspace, name, table_name) VALUES ($1, $2, $3)', [workspace, name, t]);
     return t;
+  }
+
+  /** A fresh name for a store table. */
+  async newStoreName(c: pg.PoolClient): Promise<string> {
+    return `hb_s_${(await c.query<{ n: string }>(`SELECT nextval('homebase_store_seq') AS n`)).rows[0].n}`;
   }
 
   /** Names of a workspace's stores. */
@@ -282,15 +284,7 @@ export class PgDocStore implements Store {
       const have = (await c.query<{ is_unique: boolean }>('SELECT is_unique FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [this.table, key])).rows[0];
       if (have && have.is_unique === !!spec.unique) return;
       if (have) await this.dropIndexes(c, key);
-      const name = this.indexName(key);
-      // Lookups: a GIN index over the digests of the equality keys of each field.
-      for (const [i, f] of fields.entries()) await c.query(`CREATE INDEX ${name}_k${i} ON ${this.table} USING gin (${hashKeysExpr(f)})`);
-      // Unique: enforced by PostgreSQL itself, across every process writing to the table. A
-      // document lacking a field is not indexed (SQL NULL), as the embedded stores' sparse index.
-      if (spec.unique) {
-        await c.query(`CREATE UNIQUE INDEX ${name}_u ON ${this.table} (${fields.map((f) => `md5((${pathExpr(f)})::text)`).join(', ')})`);
-      }
-      await c.query('INSERT INTO homebase_indexes (table_name, field_name, is_unique) VALUES ($1, $2, $3)', [this.table, key, !!spec.unique]);
+      await createIndex(c, this.table, key, !!spec.unique);
     });
   }
 
@@ -316,20 +310,52 @@ export class PgDocStore implements Store {
     });
   }
 
-  private async dropIndexes(c: pg.PoolClient, key: string): Promise<void> {
-    const name = this.indexName(key);
-    for (let i = 0; i < key.split(',').length; i++) await c.query(`DROP INDEX IF EXISTS ${name}_k${i}`);
-    await c.query(`DROP INDEX IF EXISTS ${name}_u`);
-    await c.query('DELETE FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [this.table, key]);
-  }
-
-  /** Index names from the table and a digest of the key (a key may be longer than a name may be). */
-  private indexName(key: string): string {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
-    return `${this.table}_${h.toString(36)}`;
+  private dropIndexes(c: pg.PoolClient, key: string): Promise<void> {
+    return dropIndex(c, this.table, key);
   }
 }
+
+/** Index names from the table and a digest of the key (a key may be longer than a name may be). */
+function indexName(table: string, key: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return `${table}_${h.toString(36)}`;
+}
+
+/** Creates the index on `key` (fields joined by commas) of a store table, within transaction
+ *  `c`, and records it in homebase_indexes. */
+export async function createIndex(c: pg.PoolClient, table: string, key: string, unique: boolean): Promise<void> {
+  const name = indexName(table, key);
+  const fields = key.split(',');
+  // Lookups: a GIN index over the digests of the equality keys of each field.
+  for (const [i, f] of fields.entries()) await c.query(`CREATE INDEX ${name}_k${i} ON ${table} USING gin (${hashKeysExpr(f)})`);
+  // Unique: enforced by PostgreSQL itself, across every process writing to the table. A
+  // document lacking a field is not indexed (SQL NULL), as the embedded stores' sparse index.
+  if (unique) await c.query(`CREATE UNIQUE INDEX ${name}_u ON ${table} (${fields.map((f) => `md5((${pathExpr(f)})::text)`).join(', ')})`);
+  await c.query('INSERT INTO homebase_indexes (table_name, field_name, is_unique) VALUES ($1, $2, $3)', [table, key, unique]);
+}
+
+/** Drops the index on `key` of a store table within transaction `c`. */
+export async function dropIndex(c: pg.PoolClient, table: string, key: string): Promise<void> {
+  const name = indexName(table, key);
+  for (let i = 0; i < key.split(',').length; i++) await c.query(`DROP INDEX IF EXISTS ${name}_k${i}`);
+  await c.query(`DROP INDEX IF EXISTS ${name}_u`);
+  await c.query('DELETE FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [table, key]);
+}
+
+/** The statements that create a store table named `table` (empty) with its primary key and the
+ *  index on the sort key of `createdAt`. `withKey` false leaves the primary key for later (a
+ *  table filled in bulk builds its index once, after the rows are in). */
+export function storeTableSql(table: string, withKey = true): string[] {
+  return [
+    `CREATE TABLE ${table} (id text COLLATE "C" ${withKey ? 'PRIMARY KEY' : 'NOT NULL'}, doc jsonb NOT NULL)`,
+    // Lists are ordered by createdAt by default: an index on its sort key answers a page
+    // without sorting the whole store.
+    ...(withKey ? [createdIndexSql(table)] : []),
+  ];
+}
+
+export const createdIndexSql = (table: string) => `CREATE INDEX ${table}_created ON ${table} (${sortExprs('createdAt').join(', ')}, id)`;
 
 /** The pool of lock connections: same server and credentials as the query pool. */
 function newLockPool(pool: pg.Pool): pg.Pool {

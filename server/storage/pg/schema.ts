@@ -15,7 +15,7 @@
 //  hb_lower     JavaScript's toLowerCase (Unicode, through ICU when the server has it)
 import type pg from 'pg';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -260,11 +260,20 @@ CREATE TABLE homebase_workspaces (
 CREATE TABLE homebase_meta (key text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL);
 `;
 
+// Snapshots taken through the API: the workspace's settings beside the table copies, the
+// figures the API answers with, the folder (under --files) holding the uploaded files' copies,
+// and the indexes each copied table carried (a restore rebuilds a table with exactly those).
+const V4 = `
+ALTER TABLE homebase_snapshots ADD COLUMN settings jsonb, ADD COLUMN info jsonb, ADD COLUMN files_dir text;
+ALTER TABLE homebase_snapshot_tables ADD COLUMN indexes jsonb NOT NULL DEFAULT '[]';
+`;
+
 /** Upgrades, by the version they lead to. */
 const UPGRADES: Array<(hasIcu: boolean) => string> = [
   (hasIcu) => V1(hasIcu ? 'SELECT lower(s COLLATE "und-x-icu")' : 'SELECT lower(s)'),
   () => V2,
   () => V3,
+  () => V4,
 ];
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */

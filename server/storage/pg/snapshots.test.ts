@@ -29,7 +29,7 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     await other.insert({ _id: 'o1' });
 
     const info = await takeDbSnapshot(db, 'w1', 'base');
-    expect(info).toMatchObject({ name: 'base', stores: 3, records: 53 });
+    expect(info).toMatchObject({ name: 'base', counts: { users: 2, 'collections/notes': 50, 'collections/gone': 1 } });
     await expect(takeDbSnapshot(db, 'w1', 'base')).rejects.toBeInstanceOf(UniqueViolationError);
 
     await users.replace('u1', { _id: 'u1', email: 'changed@x.io' });
@@ -39,8 +39,9 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     await (await db.store('w1', 'collections/later')).insert({ _id: 'l1' });
     await other.insert({ _id: 'o2' });
 
-    const { written } = await restoreDbSnapshot(db, 'w1', 'base');
-    expect(written).toBe(5); // u1 out and in, u3 out, u2 in, gone's g1 in
+    const { written, rebuilt } = await restoreDbSnapshot(db, 'w1', 'base');
+    expect(written).toBe(4); // u1 out and in, u3 out, u2 in
+    expect(rebuilt).toBe(1); // gone, brought back
     expect(await (await db.store('w1', 'users')).all()).toEqual([{ _id: 'u1', email: 'a@x.io' }, { _id: 'u2', email: 'b@x.io' }]);
     expect(await db.storeNames('w1')).toEqual(['collections/gone', 'collections/notes', 'users']);
     expect(await (await db.store('w1', 'collections/gone')).all()).toEqual([{ _id: 'g1' }]);
@@ -48,9 +49,54 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     expect((await other.all()).map((d) => d._id)).toEqual(['o1', 'o2']); // another workspace is untouched
 
     // Restoring again changes nothing.
-    expect((await restoreDbSnapshot(db, 'w1', 'base')).written).toBe(0);
+    expect(await restoreDbSnapshot(db, 'w1', 'base')).toMatchObject({ written: 0, rebuilt: 0 });
     await expect(restoreDbSnapshot(db, 'w1', 'nope')).rejects.toBeInstanceOf(NotFoundError);
     await expect(restoreDbSnapshot(db, 'w2', 'base')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('rebuilds a store rewritten since, or whose indexes changed, with the snapshot\'s indexes', async () => {
+    const people = await db.store('w4', 'collections/people');
+    await people.ensureIndex({ fieldName: 'email', unique: true });
+    await people.insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: `p${String(i).padStart(4, '0')}`, email: `p${i}@x.io`, n: i })));
+    await db.query('INSERT INTO homebase_workspaces (id, name, created_at, settings, keys) VALUES ($1, $1, now(), $2::jsonb, $3::jsonb)', ['w4', JSON.stringify({ v: 1 }), '{}']);
+    await takeDbSnapshot(db, 'w4', 'base', { skip: new Set(['sessions']), filesDir: 'f1', describe: (counts, settings) => ({ counts, settings }) });
+    const sessions = await db.store('w4', 'sessions');
+    await sessions.insert({ _id: 's1' });
+    const table = people.table;
+
+    // Every record rewritten, and the settings changed: a rebuild under the same table name.
+    await db.query(`UPDATE ${table} SET doc = doc || '{"n": -1}'`);
+    await db.query('UPDATE homebase_workspaces SET settings = $1::jsonb WHERE id = $2', ['{"v": 2}', 'w4']);
+    let out = await restoreDbSnapshot(db, 'w4', 'base', { skip: new Set(['sessions']) });
+    expect(out).toMatchObject({ written: 0, rebuilt: 1, settings: { v: 1 }, filesDir: 'f1', info: { counts: { 'collections/people': 3000 }, settings: { v: 1 } } });
+    const again = await db.store('w4', 'collections/people');
+    expect(again.table).toBe(table);
+    expect(await again.get('p0007')).toEqual({ _id: 'p0007', email: 'p7@x.io', n: 7 });
+    expect((await db.query('SELECT settings FROM homebase_workspaces WHERE id = $1', ['w4'])).rows[0].settings).toEqual({ v: 1 });
+    // The unique index came back with it, and the sessions were left alone.
+    await expect(again.insert({ _id: 'dup', email: 'p7@x.io' })).rejects.toBeInstanceOf(UniqueViolationError);
+    expect(await again.listIndexes()).toEqual([{ fieldName: 'createdAt', unique: false }, { fieldName: 'email', unique: true }]);
+    expect((await sessions.all()).map((d) => d._id)).toEqual(['s1']);
+
+    // Its unique index dropped, another added since, and a lookup index: a few rows to write
+    // back, and the snapshot's unique indexes exactly (the lookup index stays).
+    await again.removeIndex('email');
+    await again.ensureIndex({ fieldName: 'n', unique: true });
+    await again.ensureIndex({ fieldName: 'role' });
+    await again.insert({ _id: 'p9999', email: 'p7@x.io', n: 9999 });
+    await again.replace('p0008', { _id: 'p0008', email: 'p8@x.io', n: 10000 });
+    out = await restoreDbSnapshot(db, 'w4', 'base', { skip: new Set(['sessions']) });
+    expect(out).toMatchObject({ written: 3, rebuilt: 0 });
+    const third = await db.store('w4', 'collections/people');
+    expect(await third.listIndexes()).toEqual([{ fieldName: 'createdAt', unique: false }, { fieldName: 'email', unique: true }, { fieldName: 'role', unique: false }]);
+    expect(await third.get('p0008')).toEqual({ _id: 'p0008', email: 'p8@x.io', n: 8 });
+    expect(await third.count()).toBe(3000);
+    expect(await third.get('p9999')).toBeUndefined();
+    await expect(third.insert({ _id: 'dup', email: 'p8@x.io' })).rejects.toBeInstanceOf(UniqueViolationError);
+    // The primary key and the default order's index are there.
+    const idx = (await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table])).rows.map((r) => r.indexname);
+    expect(idx).toContain(`${table}_created`);
+    expect(idx).toContain(`${table}_pkey`);
   });
 
   it('overwrites, lists and deletes snapshots', async () => {
@@ -58,7 +104,7 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     await s.insert({ _id: 'a' });
     await takeDbSnapshot(db, 'w3', 'one');
     await s.insert({ _id: 'b' });
-    await takeDbSnapshot(db, 'w3', 'one', true);
+    await takeDbSnapshot(db, 'w3', 'one', { overwrite: true });
     await s.remove('a');
     await restoreDbSnapshot(db, 'w3', 'one');
     expect((await (await db.store('w3', 'users')).all()).map((d) => d._id)).toEqual(['a', 'b']);
@@ -66,6 +112,6 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     await deleteDbSnapshot(db, 'w3', 'one');
     expect(await listDbSnapshots(db, 'w3')).toEqual([]);
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename ~ '^hb_s_[0-9]+_snap_'`);
-    expect(rows[0].n).toBe(3); // w1's snapshot only
+    expect(rows[0].n).toBe(4); // w1's and w4's snapshots only
   });
 });
