@@ -46,14 +46,24 @@ export function personBody(rand: () => number, i: number): Omit<Person, '_id' | 
 }
 
 export function generatePeople(n: number, seed = 42): Person[] {
-  const rand = prng(seed);
-  const start = Date.UTC(2024, 0, 1);
   const out: Person[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const at = new Date(start + i * 1000).toISOString();
-    out[i] = { _id: randomId(rand), ...personBody(rand, i), createdAt: at, updatedAt: at };
+  let i = 0;
+  for (const p of streamPeople(seed)) {
+    if (i === n) break;
+    out[i++] = p;
   }
   return out;
+}
+
+/** The same people one at a time, endlessly (generatePeople(n) is its first n): data sets too
+ *  big to hold at once are written in batches. */
+export function* streamPeople(seed = 42): Generator<Person> {
+  const rand = prng(seed);
+  const start = Date.UTC(2024, 0, 1);
+  for (let i = 0; ; i++) {
+    const at = new Date(start + i * 1000).toISOString();
+    yield { _id: randomId(rand), ...personBody(rand, i), createdAt: at, updatedAt: at };
+  }
 }
 
 /** json-server's shape of the same data: `id` instead of `_id`. */

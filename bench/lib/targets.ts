@@ -43,6 +43,8 @@ export async function startJsonServer(people: Person[]): Promise<Target & { dir:
  *  signed-in user's token, and N records written straight into the collection's file. */
 export interface HomebaseData {
   dir: string;
+  /** On PostgreSQL (`--database`), `dir` being its files folder; else `dir` is the data folder. */
+  database?: string;
   /** Run from the TypeScript sources (tsx) instead of the build. */
   source: boolean;
   consoleToken: string;
@@ -55,28 +57,29 @@ export interface HomebaseData {
   emptyRecordsMs: number;
 }
 
-function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: string): string[] {
-  return [...(source ? ['--import', 'tsx', homebaseSource] : [homebaseCli]), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dir, '--console-token', consoleToken,
+function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: string, database?: string): string[] {
+  const where = database ? ['--database', database, '--files', dir] : ['--data', dir];
+  return [...(source ? ['--import', 'tsx', homebaseSource] : [homebaseCli]), 'serve', '--port', String(port), '--host', '127.0.0.1', ...where, '--console-token', consoleToken,
     '--admin-password', ADMIN_PASSWORD, '--token-ttl', String(7 * 24 * 3600), '--json'];
 }
 
 export const recordsPath = `/api/app/${WORKSPACE}/database/${COLLECTION}`;
 export const unindexedRecordsPath = `/api/app/${WORKSPACE}/database/${UNINDEXED_COLLECTION}`;
 
-export async function startHomebase(data: Pick<HomebaseData, 'dir' | 'consoleToken' | 'token' | 'source'>, probe?: string): Promise<Target> {
+export async function startHomebase(data: Pick<HomebaseData, 'dir' | 'consoleToken' | 'token' | 'source' | 'database'>, probe?: string): Promise<Target> {
   const port = await freePort();
-  return spawnTarget('Homebase', process.execPath, homebaseArgs(data.source, port, data.dir, data.consoleToken), port,
+  return spawnTarget(data.database ? 'Homebase (PostgreSQL)' : 'Homebase', process.execPath, homebaseArgs(data.source, port, data.dir, data.consoleToken, data.database), port,
     { path: probe ?? `${recordsPath}?limit=1`, headers: { authorization: `Bearer ${data.token}` } },
     { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', HOMEBASE_LOG_LEVEL: 'warn' } });
 }
 
-/** First start of an empty folder: creates the collection, its indexes and a user through the
- *  API, then stops. Needs the built server and the database routes. */
-export async function prepareHomebase(source = false): Promise<HomebaseData> {
+/** First start of an empty folder (or database): creates the collection, its indexes and a user
+ *  through the API, then stops. Needs the built server and the database routes. */
+export async function prepareHomebase(source = false, database?: string): Promise<HomebaseData> {
   if (!source && !existsSync(homebaseCli)) throw new Error(`${homebaseCli} is missing: run npm run build`);
   const dir = await mkdtemp(join(tmpdir(), 'hb-bench-hb-'));
   const consoleToken = `hb_console_bench_${Math.random().toString(36).slice(2)}`;
-  const first = await startHomebase({ dir, consoleToken, token: '', source }, '/api/health');
+  const first = await startHomebase({ dir, consoleToken, token: '', source, database }, '/api/health');
   try {
     const api = `${first.origin}/api`;
     const minted = await requestJson('POST', `${api}/workspaces/${WORKSPACE}/token`, {}, consoleToken);
@@ -99,11 +102,11 @@ export async function prepareHomebase(source = false): Promise<HomebaseData> {
       if ((login.status === 200 || login.status === 201) && typeof login.body?.token === 'string') { token = login.body.token; tokenKind = 'user'; }
     }
     await first.stop();
-    const emptyHealth = await startHomebase({ dir, consoleToken, token, source }, '/api/health');
+    const emptyHealth = await startHomebase({ dir, consoleToken, token, source, database }, '/api/health');
     await emptyHealth.stop();
-    const empty = await startHomebase({ dir, consoleToken, token, source });
+    const empty = await startHomebase({ dir, consoleToken, token, source, database });
     await empty.stop();
-    return { dir, source, consoleToken, token, tokenKind, emptyStartMs: emptyHealth.startMs, emptyRecordsMs: empty.startMs };
+    return { dir, database, source, consoleToken, token, tokenKind, emptyStartMs: emptyHealth.startMs, emptyRecordsMs: empty.startMs };
   } catch (err) {
     await first.stop();
     await rm(dir, { recursive: true, force: true });
