@@ -59,19 +59,6 @@ async function indexesOf(c: pg.PoolClient, table: string): Promise<IndexRow[]> {
   return (await c.query<IndexRow>('SELECT field_name, is_unique FROM homebase_indexes WHERE table_name = $1 ORDER BY field_name', [table])).rows;
 }
 
-/** The indexes of every store table of a workspace, by table. */
-async function indexesByTable(c: pg.PoolClient, workspace: string): Promise<Map<string, IndexRow[]>> {
-  const { rows } = await c.query<IndexRow & { table_name: string }>(
-    'SELECT i.table_name, i.field_name, i.is_unique FROM homebase_indexes i JOIN homebase_stores s ON s.table_name = i.table_name WHERE s.workspace = $1', [workspace]);
-  const out = new Map<string, IndexRow[]>();
-  for (const r of rows) {
-    let list = out.get(r.table_name);
-    if (!list) out.set(r.table_name, (list = []));
-    list.push({ field_name: r.field_name, is_unique: r.is_unique });
-  }
-  return out;
-}
-
 /** The indexes a restored store ends with: the snapshot's, and the live table's lookup indexes on
  *  other fields. */
 function wantedIndexes(saved: IndexRow[], live: IndexRow[]): IndexRow[] {
@@ -137,14 +124,21 @@ export async function restoreDbSnapshot<S = unknown, I = unknown>(db: PgDatabase
   try {
     return await db.tx(async (c) => {
       await lockSnapshots(c, workspace);
-      const snap = (await c.query<{ id: string; created_at: Date; settings: S | null; info: I | null; files_dir: string | null }>(
-        'SELECT id, created_at, settings, info, files_dir FROM homebase_snapshots WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0];
+      // The snapshot, its copies and the live stores with their indexes: one round trip.
+      const snap = (await c.query<{ id: string; created_at: Date; settings: S | null; info: I | null; files_dir: string | null;
+        saved: Array<{ store_name: string; table_name: string; indexes: IndexRow[] }>; live: Array<{ name: string; table_name: string; indexes: IndexRow[] }> }>(`
+        SELECT s.id, s.created_at, s.settings, s.info, s.files_dir,
+          (SELECT coalesce(json_agg(json_build_object('store_name', t.store_name, 'table_name', t.table_name, 'indexes', t.indexes)), '[]')
+            FROM homebase_snapshot_tables t WHERE t.snapshot_id = s.id) AS saved,
+          (SELECT coalesce(json_agg(json_build_object('name', st.name, 'table_name', st.table_name, 'indexes',
+              (SELECT coalesce(json_agg(json_build_object('field_name', i.field_name, 'is_unique', i.is_unique)), '[]') FROM homebase_indexes i WHERE i.table_name = st.table_name))), '[]')
+            FROM homebase_stores st WHERE st.workspace = $1) AS live
+        FROM homebase_snapshots s WHERE s.workspace = $1 AND s.name = $2`, [workspace, name])).rows[0];
       if (!snap) throw new NotFoundError('Snapshot', name);
-      const saved = (await c.query<{ store_name: string; table_name: string; indexes: IndexRow[] }>(
-        'SELECT store_name, table_name, indexes FROM homebase_snapshot_tables WHERE snapshot_id = $1', [snap.id])).rows;
-      const savedStores = new Set(saved.map((s) => s.store_name));
-      const live = await storeTables(c, workspace);
-      const liveIndexes = await indexesByTable(c, workspace);
+      const saved = snap.saved;
+      const savedStores = new Set(saved.map((x) => x.store_name));
+      const live = new Map(snap.live.map((x) => [x.name, x.table_name]));
+      const liveIndexes = new Map(snap.live.map((x) => [x.table_name, x.indexes]));
       let written = 0;
       let rebuilt = 0;
       for (const [store, table] of live) {
