@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { build, machineInfo } from './lib/suite.js';
 import { streamPeople, type Person } from './lib/data.js';
-import { measure, measureInterleaved, type Figure, type LoadOptions } from './lib/load.js';
+import { measure, measureInterleaved, median, type Figure, type LoadOptions, type Operation } from './lib/load.js';
 import { OPS, OP_LABELS, operation, type OpName } from './lib/operations.js';
 import { rssMb, probeOnce, type Target } from './lib/proc.js';
 import { COLLECTION, UNINDEXED_COLLECTION, prepareHomebase, recordsPath, removeHomebaseData, startHomebase, unindexedRecordsPath,
@@ -36,6 +36,8 @@ const source = !!values.source;
 const log = (s: string) => process.stderr.write(`[bench:pg] ${s}\n`);
 const la = () => loadavg().map((x) => x.toFixed(1)).join(' / ');
 const int = (x: number) => Math.round(x).toLocaleString('en');
+/** One request alone slower than this: the throughput run is skipped (without the embedded peer). */
+const SLOW_MS = 2000;
 const fig = (f: Figure | undefined) => f ? `${int(f.median)} (${int(f.min)}–${int(f.max)})` : '';
 
 /** Writes people [from, to) of the seeded stream into both collections' tables, with their
@@ -75,12 +77,27 @@ async function loadRecords(url: string, stream: Iterator<Person>, count: number)
   return ids;
 }
 
+/** Milliseconds one request of `op` takes alone (median of `n`, one after another): what a
+ *  client waits when nothing else runs, and a figure even where the throughput rounds to 0. */
+async function alone(origin: string, op: Operation, n = 3): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const { path, body } = op.next();
+    const t0 = performance.now();
+    const res = await fetch(origin + path, { method: op.method, headers: { ...op.headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+    await res.arrayBuffer();
+    if (res.status >= 300) throw new Error(`${op.method} ${path} answered ${res.status}`);
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
 async function firstPage(t: Target, token: string): Promise<void> {
   const status = await probeOnce(t.origin, { path: `${recordsPath}?limit=1`, headers: { authorization: `Bearer ${token}` } });
   if (status !== 200) throw new Error(`first page answered ${status}`);
 }
 
-interface Row { size: number; loadS: number; rssStart?: number; rssEnd?: number; embeddedRss?: [number?, number?]; ops: Partial<Record<OpName, { pg: Figure; embedded?: Figure }>> }
+interface Row { size: number; loadS: number; rssStart?: number; rssEnd?: number; embeddedRss?: [number?, number?]; ops: Partial<Record<OpName, { pg?: Figure; embedded?: Figure; pgMs: number; embeddedMs?: number }>> }
 
 async function main(): Promise<void> {
   const machine = machineInfo();
@@ -124,14 +141,22 @@ async function main(): Promise<void> {
         for (const op of OPS) {
           log(`@ ${int(size)}: ${op} (load average ${la()})`);
           const mk = (token: string) => operation(op, { kind: 'homebase', base: recordsPath, unindexedBase: unindexedRecordsPath, ids, token });
+          const pgMs = await alone(t.origin, mk(hb.token));
+          const embeddedMs = e ? await alone(e.origin, mk(embedded!.token)) : undefined;
+          if (!e && pgMs > SLOW_MS) {
+            // Ten of these at once would still be running when the next operation is measured.
+            log(`   one request alone takes ${pgMs.toFixed(0)} ms: no throughput run`);
+            row.ops[op] = { pgMs };
+            continue;
+          }
           if (e) {
             const [p, m] = await measureInterleaved([{ origin: t.origin, pid: t.child.pid, op: mk(hb.token) }, { origin: e.origin, pid: e.child.pid, op: mk(embedded!.token) }], load);
-            row.ops[op] = { pg: p, embedded: m };
+            row.ops[op] = { pg: p, embedded: m, pgMs, embeddedMs };
           } else {
-            row.ops[op] = { pg: await measure(t.origin, mk(hb.token), load) };
+            row.ops[op] = { pg: await measure(t.origin, mk(hb.token), load), pgMs };
           }
           const f = row.ops[op]!;
-          log(`   PostgreSQL ${fig(f.pg)} req/s (p50 ${f.pg.p50} ms)${f.embedded ? `, embedded ${fig(f.embedded)} req/s` : ''}; errors ${f.pg.errors}${f.embedded ? ` / ${f.embedded.errors}` : ''}`);
+          log(`   PostgreSQL ${fig(f.pg)} req/s (p50 ${f.pg?.p50} ms, alone ${pgMs.toFixed(1)} ms)${f.embedded ? `, embedded ${fig(f.embedded)} req/s (alone ${embeddedMs!.toFixed(1)} ms)` : ''}; errors ${f.pg?.errors}${f.embedded ? ` / ${f.embedded.errors}` : ''}`);
         }
         row.rssEnd = rssMb(t.child.pid);
         if (e) row.embeddedRss!.push(rssMb(e.child.pid));
@@ -156,14 +181,15 @@ async function main(): Promise<void> {
     for (const op of OPS) {
       const f = r.ops[op];
       if (!f) continue;
-      const ratio = f.embedded ? `${(f.pg.median / f.embedded.median).toFixed(2)}×` : '';
-      out.push(`| ${OP_LABELS[op]} (req/s) | ${int(r.size)} | ${fig(f.pg)} | ${fig(f.embedded)} | ${ratio} |`);
+      const ratio = f.embedded && f.pg ? `${(f.pg.median / f.embedded.median).toFixed(2)}×` : '';
+      out.push(`| ${OP_LABELS[op]} (req/s) | ${int(r.size)} | ${f.pg ? fig(f.pg) : 'not run (one request alone too slow)'} | ${fig(f.embedded)} | ${ratio} |`);
+      out.push(`| ${OP_LABELS[op]}, one request alone (ms) | ${int(r.size)} | ${f.pgMs.toFixed(1)} | ${f.embeddedMs?.toFixed(1) ?? ''} |  |`);
     }
     out.push(`| RSS after the runs (MB) | ${int(r.size)} | ${r.rssEnd?.toFixed(0) ?? ''} | ${r.embeddedRss?.[1]?.toFixed(0) ?? ''} |  |`);
   }
   out.push('');
   out.push(`Machine: ${machine.cpu}, ${machine.nproc} cores, Node ${machine.node}, ${machine.date}; load average ${machine.loadAvg?.map((x) => x.toFixed(1)).join(' / ')} at the start, ${la()} at the end (1 / 5 / 15 min).`);
-  out.push(`Settings: ${load.connections} connections, ${load.warmup} s warm-up, ${load.repeats} × ${load.duration} s runs per figure (median, min–max); PostgreSQL ${cluster.url.replace(/\/\/.*@/, '//…@')} with fsync on; a signed-in user's token.`);
+  out.push(`Settings: ${load.connections} connections, ${load.warmup} s warm-up, ${load.repeats} × ${load.duration} s runs per figure (median, min–max; a figure of 0 means no request finished within a run); one request alone: median of 3 in a row; a throwaway PostgreSQL 15 cluster with fsync on; a signed-in user's token.`);
   process.stdout.write(out.join('\n') + '\n');
 }
 
