@@ -17,6 +17,7 @@
 import type pg from 'pg';
 import { NotFoundError, UniqueViolationError } from '../errors.js';
 import { createIndex, createdIndexSql, dropIndex, storeTableSql, type PgDatabase } from './pg-store.js';
+import { SETTINGS_LOCK } from './workspaces.js';
 
 /** Rows to write back above which a store is rebuilt from its copy rather than patched. */
 const REBUILD_ABOVE = 1000;
@@ -123,7 +124,10 @@ export interface RestoreResult<S, I> {
 export async function restoreDbSnapshot<S = unknown, I = unknown>(db: PgDatabase, workspace: string, name: string, options: { skip?: ReadonlySet<string> } = {}): Promise<RestoreResult<S, I>> {
   try {
     return await db.tx(async (c) => {
-      await lockSnapshots(c, workspace);
+      // The settings' lock too, first (a schema change under way in another process holds it
+      // while it touches tables): the settings are never written between its read and write.
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1)), pg_advisory_xact_lock(hashtext($2), hashtext($3))',
+        [`homebase-snapshot:${workspace}`, SETTINGS_LOCK, workspace]);
       // The snapshot, its copies and the live stores with their indexes: one round trip.
       const snap = (await c.query<{ id: string; created_at: Date; settings: S | null; info: I | null; files_dir: string | null;
         saved: Array<{ store_name: string; table_name: string; indexes: IndexRow[] }>; live: Array<{ name: string; table_name: string; indexes: IndexRow[] }> }>(`
