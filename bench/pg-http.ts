@@ -135,6 +135,7 @@ async function main(): Promise<void> {
       const e = withEmbedded ? await startHomebase(embedded!) : undefined;
       try {
         await firstPage(t, hb.token);
+        if (e) await firstPage(e, embedded!.token); // the embedded driver loads a collection on first use
         row.rssStart = rssMb(t.child.pid);
         if (e) row.embeddedRss = [rssMb(e.child.pid)];
         log(`@ ${int(size)}: Homebase on PostgreSQL RSS ${row.rssStart?.toFixed(0)} MB after the first page${e ? `, embedded ${row.embeddedRss![0]?.toFixed(0)} MB` : ''}`);
