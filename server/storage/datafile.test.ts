@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { DocStore } from './doc-store.js';
+import { readDatafile } from './datafile.js';
 import { bulkResetIndex } from './bulk-index.js';
 import type { NedbIndex } from './nedb-types.js';
 
@@ -142,6 +143,27 @@ describe('datafile loading', () => {
     await writeFile(file, ['{"_id":"a"}', 'garbage', 'more garbage', '{"_id":"b"}'].join('\n') + '\n');
     await expect(DocStore.open({ filename: file, compactEvery: 0 })).rejects.toThrow(/corrupt/);
     await rename(file, `${file}.kept`);
+  });
+
+  it('revives dates however their key is spelt, and counts the bytes of the file as it is', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'd.db');
+    // A date key written with \\u escapes (nedb's reviver sees the unescaped key), a line with
+    // none, and bytes that are not UTF-8 (decoding turns each into a 3-byte U+FFFD).
+    const raw = Buffer.concat([
+      Buffer.from('{"_id":"a","w":{"\\u0024\\u0024date":5},"createdAt":"2024-01-01"}\n{"_id":"b","name":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","createdAt":"2024-01-02"}\n'),
+    ]);
+    await writeFile(file, raw);
+    await writeFile(join(dir, 'ref.db'), raw);
+    const parsed = await readDatafile(file);
+    expect(parsed.bytes).toBe(raw.length); // appends are undone by cutting back to this length
+    expect(parsed.needsRewrite).toBe(false);
+    const ref = await nedbLoad(join(dir, 'ref.db'));
+    expect(parsed.docs).toEqual(ref.getAllData());
+    expect(parsed.docs[0].w).toEqual(new Date(5));
+    expect(parsed.docs[1].name).toBe('\ufffd\ufffd');
   });
 
   it('keeps unique indexes from the file and rejects a file that breaks them', async () => {
