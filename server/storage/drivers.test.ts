@@ -113,6 +113,23 @@ for (const [name, open, available] of drivers) {
       expect((await s.listIndexes()).find((i) => i.fieldName === 'shop,sku')?.unique).toBe(true);
     });
 
+    it('a sort on an indexed field orders long strings past the indexed prefix, and stores them', async () => {
+      const s = await open();
+      await s.ensureIndex({ fieldName: 'bio' });
+      // Longer than a btree entry may be, sharing more than the 200 characters a sort index holds,
+      // beside numbers, a short string, an array and a missing value.
+      const long = (tail: string) => `${'x'.repeat(300)}${tail}${'é€😀'.repeat(1500)}`;
+      await s.insertMany([
+        { _id: 'a', bio: long('b') }, { _id: 'b', bio: long('a') }, { _id: 'c', bio: 7 }, { _id: 'd', bio: 'x' },
+        { _id: 'e', bio: [long('c')] }, { _id: 'f' }, { _id: 'g', bio: long('a') }, { _id: 'h', bio: 'y'.repeat(3000) },
+      ]);
+      const ids = async (sort: string, limit = 50) => (await s.find({ conditions: [], sort: parseSort(sort), limit, offset: 0 })).data.map((d) => d._id);
+      expect(await ids('bio')).toEqual(['f', 'c', 'd', 'b', 'g', 'a', 'h', 'e']);
+      expect(await ids('-bio')).toEqual(['e', 'h', 'a', 'b', 'g', 'd', 'c', 'f']);
+      expect(await ids('-bio', 3)).toEqual(['e', 'h', 'a']);
+      expect((await s.find({ conditions: [{ path: 'bio', op: '$eq', values: [long('a')] }], sort: parseSort('-bio'), limit: 5, offset: 0 })).total).toBe(2);
+    });
+
     it('replaceAll swaps everything, or nothing when it breaks a unique index', async () => {
       const s = await open();
       await s.ensureIndex({ fieldName: 'k', unique: true });

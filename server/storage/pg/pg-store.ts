@@ -11,7 +11,7 @@ import type { IndexSpec } from '../doc-store.js';
 import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
 import { openDatabase, toUnavailable, type PgOptions } from './connection.js';
-import { hashKeysExpr, listSql, pathExpr, sortExprs, whereSql, Params } from './sql-query.js';
+import { hashKeysExpr, indexName, listSql, pathExpr, sortExprs, sortIndexSql, whereSql, Params } from './sql-query.js';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -315,13 +315,6 @@ export class PgDocStore implements Store {
   }
 }
 
-/** Index names from the table and a digest of the key (a key may be longer than a name may be). */
-function indexName(table: string, key: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  return `${table}_${h.toString(36)}`;
-}
-
 /** Creates the index on `key` (fields joined by commas) of a store table, within transaction
  *  `c`, and records it in homebase_indexes. */
 export async function createIndex(c: pg.PoolClient, table: string, key: string, unique: boolean): Promise<void> {
@@ -332,6 +325,9 @@ export async function createIndex(c: pg.PoolClient, table: string, key: string, 
   // Unique: enforced by PostgreSQL itself, across every process writing to the table. A
   // document lacking a field is not indexed (SQL NULL), as the embedded stores' sparse index.
   if (unique) await c.query(`CREATE UNIQUE INDEX ${name}_u ON ${table} (${fields.map((f) => `md5((${pathExpr(f)})::text)`).join(', ')})`);
+  // Sorts: lists sorted by the field read a page in order instead of sorting every match.
+  const sortIndex = sortIndexSql(table, key);
+  if (sortIndex) await c.query(sortIndex);
   await c.query('INSERT INTO homebase_indexes (table_name, field_name, is_unique) VALUES ($1, $2, $3)', [table, key, unique]);
 }
 
@@ -340,6 +336,7 @@ export async function dropIndex(c: pg.PoolClient, table: string, key: string): P
   const name = indexName(table, key);
   for (let i = 0; i < key.split(',').length; i++) await c.query(`DROP INDEX IF EXISTS ${name}_k${i}`);
   await c.query(`DROP INDEX IF EXISTS ${name}_u`);
+  await c.query(`DROP INDEX IF EXISTS ${name}_s`);
   await c.query('DELETE FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [table, key]);
 }
 

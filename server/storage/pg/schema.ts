@@ -14,8 +14,9 @@
 //  hb_cmp_any   the range operators ($gt $gte $lt $lte) of comparesAny
 //  hb_lower     JavaScript's toLowerCase (Unicode, through ICU when the server has it)
 import type pg from 'pg';
+import { sortIndexSql } from './sql-query.js';
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -268,12 +269,32 @@ ALTER TABLE homebase_snapshots ADD COLUMN settings jsonb, ADD COLUMN info jsonb,
 ALTER TABLE homebase_snapshot_tables ADD COLUMN indexes jsonb NOT NULL DEFAULT '[]';
 `;
 
+// Version 5: the digests of the values an equality looks up (md5 of each, as hb_hkeys), a function
+// the planner folds into a constant; and a sort index beside every user index on one field
+// (sql-query.ts sortIndexSql; new indexes get theirs from createIndex). Idempotent (CREATE OR
+// REPLACE, IF NOT EXISTS), inside the upgrade's one transaction. A large store takes a while
+// here, once.
+async function v5(c: pg.PoolClient): Promise<void> {
+  await c.query(`CREATE OR REPLACE FUNCTION hb_hvals(vals jsonb[]) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT ARRAY(SELECT md5(k::text) FROM unnest(vals) AS t(k)) $$`);
+  const rows = (await c.query<{ table_name: string; field_name: string }>(
+    'SELECT table_name, field_name FROM homebase_indexes ORDER BY table_name, field_name')).rows;
+  for (const r of rows) {
+    const create = sortIndexSql(r.table_name, r.field_name, true);
+    if (create) await c.query(create);
+  }
+}
+
+type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
+const sql = (text: (hasIcu: boolean) => string): Upgrade => (c, hasIcu) => c.query(text(hasIcu));
+
 /** Upgrades, by the version they lead to. */
-const UPGRADES: Array<(hasIcu: boolean) => string> = [
-  (hasIcu) => V1(hasIcu ? 'SELECT lower(s COLLATE "und-x-icu")' : 'SELECT lower(s)'),
-  () => V2,
-  () => V3,
-  () => V4,
+const UPGRADES: Upgrade[] = [
+  sql((hasIcu) => V1(hasIcu ? 'SELECT lower(s COLLATE "und-x-icu")' : 'SELECT lower(s)')),
+  sql(() => V2),
+  sql(() => V3),
+  sql(() => V4),
+  v5,
 ];
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */
@@ -291,7 +312,7 @@ export async function migrate(pool: pg.Pool, target = SCHEMA_VERSION): Promise<v
     }
     if (current < target) {
       const hasIcu = (await client.query(`SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'`)).rowCount! > 0;
-      for (let v = current + 1; v <= target; v++) await client.query(UPGRADES[v - 1](hasIcu));
+      for (let v = current + 1; v <= target; v++) await UPGRADES[v - 1](client, hasIcu);
       await client.query(`INSERT INTO homebase_schema (id, version) VALUES (1, $1)
         ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, upgraded_at = now()`, [target]);
     }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgBin, startPgCluster, type PgCluster } from '../../test/pg-cluster.js';
 import { PgDatabase } from './pg-store.js';
+import { indexName } from './sql-query.js';
 import { deleteDbSnapshot, listDbSnapshots, restoreDbSnapshot, takeDbSnapshot } from './snapshots.js';
 import { NotFoundError, UniqueViolationError } from '../errors.js';
 
@@ -76,6 +77,9 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     // The unique index came back with it, and the sessions were left alone.
     await expect(again.insert({ _id: 'dup', email: 'p7@x.io' })).rejects.toBeInstanceOf(UniqueViolationError);
     expect(await again.listIndexes()).toEqual([{ fieldName: 'createdAt', unique: false }, { fieldName: 'email', unique: true }]);
+    // With its sort index (the rebuilt table's indexes are all built again).
+    const indexNames = async () => (await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1`, [table])).rows.map((r) => r.indexname);
+    expect(await indexNames()).toContain(`${indexName(table, 'email')}_s`);
     expect((await sessions.all()).map((d) => d._id)).toEqual(['s1']);
 
     // Its unique index dropped, another added since, and a lookup index: a few rows to write
@@ -96,6 +100,9 @@ describe.skipIf(!pgBin)('snapshots in the database', () => {
     // The primary key and the default order's index are there.
     const idx = (await db.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table])).rows.map((r) => r.indexname);
     expect(idx).toContain(`${table}_created`);
+    expect(idx).toContain(`${indexName(table, 'role')}_s`);
+    expect(idx).toContain(`${indexName(table, 'email')}_s`);
+    expect(idx).not.toContain(`${indexName(table, 'n')}_s`); // n's unique index was not in the snapshot
     expect(idx).toContain(`${table}_pkey`);
   });
 
