@@ -13,7 +13,7 @@ import model from '@seald-io/nedb/lib/model.js';
 import { rm } from 'node:fs/promises';
 import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { StorageFailure } from '../core/errors.js';
-import type { NedbEngine, NedbIndex } from './nedb-types.js';
+import type { AvlNode, NedbEngine, NedbIndex } from './nedb-types.js';
 import { runQuery, type Doc, type QueryResult, type StoreQuery } from './query.js';
 import { DataFile, compactText, readDatafile, serialize } from './datafile.js';
 import { bulkResetIndex } from './bulk-index.js';
@@ -207,7 +207,19 @@ export class DocStore {
   get(id: string): Doc | undefined {
     if (typeof id !== 'string') return undefined;
     if (this.loaded) return this.loaded.byId.get(id);
-    return this.engine.indexes._id.getMatching(id)[0] as Doc | undefined;
+    // The `_id` tree walked without nedb's search (two generic comparisons per node, recursive):
+    // for string keys nedb's order is `<` and its equality `===`, so this finds the same node.
+    // A key of another type on the way (ids are strings; nedb would allow others) goes to nedb.
+    const index = this.engine.indexes._id;
+    let node: AvlNode | null | undefined = index.tree.tree;
+    if (!Object.prototype.hasOwnProperty.call(node, 'key')) return undefined; // empty tree
+    while (node) {
+      const key: unknown = node.key;
+      if (typeof key !== 'string') return index.getMatching(id)[0] as Doc | undefined;
+      if (id === key) return node.data[0] as Doc | undefined;
+      node = id < key ? node.left : node.right;
+    }
+    return undefined;
   }
 
   /** Every document, in id order; read-only. */
