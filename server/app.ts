@@ -4,7 +4,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext, Module } from './modules/context.js';
 import { ApiError, errorHandler, noRoute, notFoundHandler } from './core/errors.js';
-import { JSON_TEXT, cors, jsonBody, loopbackHostGuard } from './core/http.js';
+import { JSON_TEXT, cachedDocJson, cors, jsonBody, loopbackHostGuard } from './core/http.js';
 import { authenticate } from './modules/auth/authenticate.js';
 import { isLoopbackHost } from './core/config.js';
 import { installRecordGetFastPath } from './modules/database/fast-path.js';
@@ -107,7 +107,7 @@ function fastJson(original: express.Response['json']): express.Response['json'] 
       || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
       return original.call(this, value);
     }
-    const body = (value as { [JSON_TEXT]?: string } | null)?.[JSON_TEXT] ?? JSON.stringify(value);
+    const body = (value as { [JSON_TEXT]?: string } | null)?.[JSON_TEXT] ?? cachedDocJson(value) ?? JSON.stringify(value);
     if (typeof body !== 'string') return original.call(this, value);
     this.setHeader('Content-Type', 'application/json; charset=utf-8');
     this.setHeader('Content-Length', Buffer.byteLength(body));

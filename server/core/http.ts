@@ -1,6 +1,6 @@
 // HTTP plumbing shared by every route: JSON bodies (400 / 413 / 415), the loopback Host check,
 // CORS for the workspace API, and small response helpers.
-import express, { type Request, type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError } from './errors.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -115,4 +115,16 @@ export function storedDocJson(doc: object): string {
   let text = docText.get(doc);
   if (text === undefined) { text = JSON.stringify(doc); docText.set(doc, text); }
   return text;
+}
+
+/** The cached JSON text of a value, when `value` is a stored document that storedDocJson saw:
+ *  res.json writes it instead of stringifying the document again (a record GET). */
+export function cachedDocJson(value: unknown): string | undefined {
+  return value !== null && typeof value === 'object' ? docText.get(value) : undefined;
+}
+
+/** res.json of a stored document through its cached text (the same bytes as JSON.stringify). */
+export function sendStoredDoc(res: Response, doc: object): void {
+  storedDocJson(doc);
+  res.json(doc);
 }

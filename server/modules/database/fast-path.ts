@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../context.js';
 import { ID_SOURCE } from '../../core/ids.js';
+import { sendStoredDoc } from '../../core/http.js';
 import { accessLabel, getCollection, getRecord, getRecordNow } from './service.js';
 
 const ID = `(${ID_SOURCE})`;
@@ -50,8 +51,8 @@ export function installRecordGetFastPath(app: Express, ctx: AppContext, parts: F
       request.params = { collection, id };
       request.accessRule = accessLabel(getCollection(request.ws, collection), 'read', request.auth);
       const record = getRecordNow(request.ws, collection, id, { auth: request.auth });
-      if (record) response.json(record);
-      else getRecord(ctx, request.ws, collection, id, { auth: request.auth }).then((r) => { response.json(r); }, fail);
+      if (record) sendStoredDoc(response, record);
+      else getRecord(ctx, request.ws, collection, id, { auth: request.auth }).then((r) => { sendStoredDoc(response, r); }, fail);
     };
     const run = (err?: unknown) => {
       if (err) return fail(err);

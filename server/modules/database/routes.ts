@@ -6,7 +6,7 @@ import { ApiError } from '../../core/errors.js';
 import { adminOnly } from '../auth/authenticate.js';
 import { parseBody } from '../../core/validate.js';
 import { assertReadOnlyKept } from '../../core/read-only.js';
-import { preserialised, storedDocJson } from '../../core/http.js';
+import { preserialised, sendStoredDoc, storedDocJson } from '../../core/http.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { DEFAULT_SORT, queryDocs, type Doc } from '../../storage/query.js';
 import type { RecordOp } from './access.js';
@@ -34,7 +34,7 @@ export const databaseModule: Module = {
   workspaceRoutes(router: Router, ctx: AppContext) {
     const getRecordRoute = async (req: Request, res: Response) => {
       noteRule(req, 'read');
-      res.json(await getRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), { auth: req.auth }));
+      sendStoredDoc(res, await getRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), { auth: req.auth }));
     };
     // ---- records ----
     // The hot record routes first: Express tries routes in order, and a record request used to
