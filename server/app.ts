@@ -10,6 +10,7 @@ import { isLoopbackHost } from './core/config.js';
 import { installRecordGetFastPath } from './modules/database/fast-path.js';
 import { requestLogMiddleware } from './modules/request-log/request-log.js';
 import { consoleDistDir, mountConsole } from './console-ui.js';
+import { declareFieldsFirst } from './core/request-shape.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -58,6 +59,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
 
   // The hottest request, GET of one record by id, skips Express's routers (database module).
   installRecordGetFastPath(app, ctx, { firstLayer, pipeline: workspacePipeline, onError: errorHandler });
+  declareFieldsFirst(app); // outermost: before the fast path and Express change the prototypes
 
   app.get('/api/health', (_req, res) => { res.json({ status: 'ok', version: ctx.config.version }); });
 

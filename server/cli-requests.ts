@@ -45,7 +45,9 @@ export function logRequests(server: http.Server, out: Writable & { isTTY?: boole
     lines += formatRequestLine(req.method ?? '?', url, this.statusCode, performance.now() - (this[STARTED] ?? 0), color) + '\n';
     if (!scheduled) { scheduled = true; setImmediate(flush); }
   }
-  server.on('request', (_req: http.IncomingMessage, res: Timed) => {
+  // First among the listeners: the app changes the response's prototype, and a property added
+  // after that costs a new hidden class per request (core/request-shape.ts).
+  server.prependListener('request', (_req: http.IncomingMessage, res: Timed) => {
     res[STARTED] = performance.now();
     // 'close' comes once per response: `on`, with one shared listener, allocates nothing per request.
     res.on('close', onClose);

@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
+import { REQUEST_LOG } from '../../core/request-shape.js';
 
 export interface RequestLogEntry {
   _id: string;
@@ -101,7 +102,7 @@ export function redactUrl(url: string): string {
  *  shared listener (no closures allocated per request). */
 interface Pending { t: WorkspaceTraffic; req: Request; started: number; wall: number; counted: boolean; done: boolean }
 
-const PENDING = Symbol('requestLog');
+const PENDING = REQUEST_LOG;
 
 function onResponseDone(this: Response): void {
   const p = (this as Response & { [PENDING]?: Pending })[PENDING];
