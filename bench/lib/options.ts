@@ -1,10 +1,13 @@
 // Benchmark options: sizes, durations and switches, from flags (`--sizes 10000,100000`) or the
 // environment (`BENCH_SIZES=...`), so that the smoke test can run the same code tiny and fast.
 import { parseArgs } from 'node:util';
+import { OPS, type OpName } from './operations.js';
 
 export interface BenchOptions {
   /** Data set sizes for the per-operation comparison (GET, list, create, update). */
   sizes: number[];
+  /** The operations measured at each of `sizes` (all by default; `--ops get` to look at one). */
+  ops: OpName[];
   /** Extra sizes for the create-throughput series (merged with `sizes`). */
   createSizes: number[];
   /** Size of the "start with N records" and RSS measurement. */
@@ -37,6 +40,7 @@ export interface BenchOptions {
 
 export const DEFAULTS: BenchOptions = {
   sizes: [10_000, 100_000],
+  ops: OPS,
   createSizes: [1_000, 10_000, 100_000],
   startSize: 100_000,
   startRuns: 3,
@@ -56,6 +60,7 @@ export const DEFAULTS: BenchOptions = {
 
 const FLAGS = {
   sizes: { type: 'string' },
+  ops: { type: 'string' },
   'create-sizes': { type: 'string' },
   'start-size': { type: 'string' },
   'start-runs': { type: 'string' },
@@ -74,10 +79,10 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const USAGE = `Usage: npm run bench -- [--sizes 10000,100000] [--create-sizes 1000,10000,100000]
+export const USAGE = `Usage: npm run bench -- [--sizes 10000,100000] [--ops ${OPS.join(',')}] [--create-sizes 1000,10000,100000]
   [--start-size 100000] [--start-runs 3] [--restore-size 10000] [--connections 10] [--warmup 2] [--duration 5]
   [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--no-console] [--out bench/results] [--quiet]
-Every flag has an environment twin: BENCH_SIZES, BENCH_CREATE_SIZES, BENCH_START_SIZE, BENCH_START_RUNS,
+Every flag has an environment twin: BENCH_SIZES, BENCH_OPS, BENCH_CREATE_SIZES, BENCH_START_SIZE, BENCH_START_RUNS,
 BENCH_RESTORE_SIZE, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_DURATION, BENCH_REPEATS,
 BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_NO_CONSOLE=1, BENCH_OUT.`;
 
@@ -85,6 +90,14 @@ function list(raw: string | undefined, name: string): number[] | undefined {
   if (raw === undefined) return undefined;
   const out = raw.split(',').filter(Boolean).map((s) => num(s, name)!);
   return out;
+}
+
+function ops(raw: string | undefined, name: string): OpName[] | undefined {
+  if (raw === undefined) return undefined;
+  const out = raw.split(',').filter(Boolean);
+  const unknown = out.filter((o) => !(OPS as string[]).includes(o));
+  if (unknown.length) throw new Error(`${name}: unknown operation ${unknown.join(', ')} (known: ${OPS.join(', ')})`);
+  return OPS.filter((o) => out.includes(o)); // in the benchmark's own order (create last)
 }
 
 function num(raw: string | undefined, name: string): number | undefined {
@@ -102,6 +115,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const pick = <T>(flag: T | undefined, fromEnv: T | undefined, def: T): T => flag ?? fromEnv ?? def;
   return {
     sizes: pick(list(v.sizes, 'sizes'), list(env.BENCH_SIZES, 'BENCH_SIZES'), DEFAULTS.sizes),
+    ops: pick(ops(v.ops, 'ops'), ops(env.BENCH_OPS, 'BENCH_OPS'), DEFAULTS.ops),
     createSizes: pick(list(v['create-sizes'], 'create-sizes'), list(env.BENCH_CREATE_SIZES, 'BENCH_CREATE_SIZES'), DEFAULTS.createSizes),
     startSize: pick(num(v['start-size'], 'start-size'), num(env.BENCH_START_SIZE, 'BENCH_START_SIZE'), DEFAULTS.startSize),
     startRuns: Math.max(1, pick(num(v['start-runs'], 'start-runs'), num(env.BENCH_START_RUNS, 'BENCH_START_RUNS'), DEFAULTS.startRuns)),

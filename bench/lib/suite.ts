@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { BenchOptions } from './options.js';
 import { generatePeople, sampleIds, type Person } from './data.js';
 import { measure, measureInterleaved, type Figure } from './load.js';
-import { OPS, operation, type OpName, type TargetKind } from './operations.js';
+import { operation, type OpName, type TargetKind } from './operations.js';
 import { probeOnce, rssMb, type Target } from './proc.js';
 import { COLLECTION, homebaseCli, prepareHomebase, recordsPath, removeHomebaseData, startBareExpress, startHomebase,
   startJsonServer, unindexedRecordsPath, writeRecords, type HomebaseData } from './targets.js';
@@ -146,8 +146,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       const js = await startJsonServer(people).catch(async (err) => { await bare.stop(); throw err; });
       try {
         const others = [{ kind: 'bare' as const, target: bare }, { kind: 'json-server' as const, target: js }];
-        if (hb) await withHomebase(people, (t) => runOps([...others, { kind: 'homebase', target: t }], size, ids, OPS));
-        else await runOps(others, size, ids, OPS);
+        if (hb) await withHomebase(people, (t) => runOps([...others, { kind: 'homebase', target: t }], size, ids, o.ops));
+        else await runOps(others, size, ids, o.ops);
       } finally {
         await bare.stop();
         await js.stop();
