@@ -23,16 +23,21 @@ export function formatRequestLine(method: string, url: string, status: number, m
 const STARTED = Symbol('requestStarted');
 type Timed = http.ServerResponse & { [STARTED]?: number };
 
-/** Writes a line to `out` as each response ends (or its client goes away). The lines of the
- *  responses that end in one turn of the event loop go out in one write at the end of that
- *  turn (and at exit), in order: a write per request to a pipe or terminal was a system call
- *  on every request, 6 % of a record GET's CPU and 12 % of an update's (docs/performance.md). */
+/** How long a line may wait for others to share its write (ms), and how much text forces one. */
+const FLUSH_MS = 20;
+const FLUSH_CHARS = 16 * 1024;
+
+/** Writes a line to `out` as each response ends (or its client goes away). Lines wait up to
+ *  FLUSH_MS (or until 16 K characters) for others and go out in one write, in order, and at
+ *  exit: a write per request to a pipe or terminal was a system call on every request, 6 % of a
+ *  record GET's CPU and 12 % of an update's, and one per event-loop turn still a few per cent
+ *  under load (docs/performance.md, changes 14 and 17). */
 export function logRequests(server: http.Server, out: Writable & { isTTY?: boolean }): void {
   const color = useColor(out);
   let lines = '';
-  let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
   const flush = () => {
-    scheduled = false;
+    if (timer) { clearTimeout(timer); timer = undefined; }
     if (!lines) return;
     const text = lines;
     lines = '';
@@ -43,7 +48,8 @@ export function logRequests(server: http.Server, out: Writable & { isTTY?: boole
     // Express strips a mount path from req.url while it routes; originalUrl keeps the whole.
     const url = req.originalUrl ?? req.url ?? '/';
     lines += formatRequestLine(req.method ?? '?', url, this.statusCode, performance.now() - (this[STARTED] ?? 0), color) + '\n';
-    if (!scheduled) { scheduled = true; setImmediate(flush); }
+    if (lines.length >= FLUSH_CHARS) flush();
+    else if (!timer) { timer = setTimeout(flush, FLUSH_MS); timer.unref(); }
   }
   // First among the listeners: the app changes the response's prototype, and a property added
   // after that costs a new hidden class per request (core/request-shape.ts).
