@@ -1,31 +1,23 @@
 // Both storage drivers answer the one table of list and filter cases (query-cases.ts) alike, and
 // random queries as the reference answers them; plus the store operations modules rely on
 // (unique indexes, replaceAll, removeWhere, drop). PostgreSQL runs on a throwaway cluster.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
 import { embeddedStore, getEach, type Store } from './store.js';
 import { parseListQuery, conditionsFromObject, parseSort } from '../core/list-query.js';
 import { FIELDS, LIST_CASES, LOOSE_DOCS, TYPED_DOCS, TYPES, VIEW_CASES, makeDoc, prng, randomQuery, reference } from './query-cases.js';
 import type { Doc } from './query.js';
-import { PgDatabase } from './pg/pg-store.js';
-import { pgBin, startPgCluster, type PgCluster } from '../test/pg-cluster.js';
+import { pgBin } from '../test/pg-cluster.js';
+import { usePgDatabase } from '../test/pg-suite.js';
 import { UniqueViolationError, UnstorableValueError } from './errors.js';
 
-let cluster: PgCluster | undefined;
-let db: PgDatabase | undefined;
+const suite = usePgDatabase('drivers');
 let n = 0;
-
-beforeAll(async () => {
-  if (!pgBin) return;
-  cluster = await startPgCluster();
-  db = await PgDatabase.open(await cluster.createDatabase('drivers'));
-}, 60_000);
-afterAll(async () => { await db?.close(); cluster?.stop(); });
 
 type Open = () => Promise<Store>;
 const drivers: Array<[string, Open, boolean]> = [
   ['embedded', async () => embeddedStore(await DocStore.open()), true],
-  ['postgres', async () => db!.store('w', `s${++n}`), !!pgBin],
+  ['postgres', async () => suite.db.store('w', `s${++n}`), !!pgBin],
 ];
 
 const queryOf = (q: string, typed?: boolean) => {

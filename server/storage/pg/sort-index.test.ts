@@ -2,43 +2,36 @@
 // dropped with the user index, added by the version 5 upgrade to indexes made before it, and used
 // by the planner for a filtered page sorted by the field (a backward scan when descending) and
 // for an unfiltered one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { pgBin, startPgCluster, type PgCluster } from '../../test/pg-cluster.js';
-import { PgDatabase, storeTableSql } from './pg-store.js';
+import { pgBin } from '../../test/pg-cluster.js';
+import { usePgDatabase } from '../../test/pg-suite.js';
+import { storeTableSql } from './pg-store.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { indexName, listSql } from './sql-query.js';
 import { parseListQuery } from '../../core/list-query.js';
 
-let cluster: PgCluster;
-let db: PgDatabase;
-
-beforeAll(async () => {
-  if (!pgBin) return;
-  cluster = await startPgCluster();
-  db = await PgDatabase.open(await cluster.createDatabase('sortindex'));
-}, 60_000);
-afterAll(async () => { await db?.close(); cluster?.stop(); });
+const suite = usePgDatabase('sortindex');
 
 const indexesOf = async (on: pg.Pool, table: string) =>
   (await on.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [table])).rows.map((r) => r.indexname);
 
 describe.skipIf(!pgBin)('sort indexes', () => {
   it('come and go with a user index on one field; a compound index has none', async () => {
-    const s = await db.store('w', 'collections/life');
+    const s = await suite.db.store('w', 'collections/life');
     await s.ensureIndex({ fieldName: 'age' });
     await s.ensureIndex({ fieldName: 'shop,sku' });
     const sortIndex = `${indexName(s.table, 'age')}_s`;
-    expect(await indexesOf(db.pool, s.table)).toContain(sortIndex);
-    expect((await indexesOf(db.pool, s.table)).filter((n) => n.endsWith('_s'))).toEqual([sortIndex]);
+    expect(await indexesOf(suite.db.pool, s.table)).toContain(sortIndex);
+    expect((await indexesOf(suite.db.pool, s.table)).filter((n) => n.endsWith('_s'))).toEqual([sortIndex]);
     await s.ensureIndex({ fieldName: 'age', unique: true }); // rebuilt as unique: dropped, created
-    expect(await indexesOf(db.pool, s.table)).toContain(sortIndex);
+    expect(await indexesOf(suite.db.pool, s.table)).toContain(sortIndex);
     await s.removeIndex('age');
-    expect((await indexesOf(db.pool, s.table)).filter((n) => n.endsWith('_s'))).toEqual([]);
+    expect((await indexesOf(suite.db.pool, s.table)).filter((n) => n.endsWith('_s'))).toEqual([]);
   });
 
   it('the planner reads a filtered or unfiltered page sorted by an indexed field from its sort index', async () => {
-    const s = await db.store('w', 'collections/people');
+    const s = await suite.db.store('w', 'collections/people');
     await s.ensureIndex({ fieldName: 'role' });
     await s.ensureIndex({ fieldName: 'age' });
     const roles = ['admin', 'user', 'guest', 'owner'];
@@ -46,11 +39,11 @@ describe.skipIf(!pgBin)('sort indexes', () => {
       _id: `p${String(i).padStart(6, '0')}`, createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(),
       role: roles[i % 4], age: (i * 7919) % 90, name: `n${i}`,
     })));
-    await db.query(`ANALYZE ${s.table}`);
+    await suite.db.query(`ANALYZE ${s.table}`);
     const sortIndex = `${indexName(s.table, 'age')}_s`;
     const plan = async (q: string) => {
       const { page } = listSql(s.table, parseListQuery(Object.fromEntries(new URLSearchParams(q)), {}));
-      return (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${page!.text}`, page!.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      return (await suite.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${page!.text}`, page!.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
     };
     expect(await plan('filter[role]=admin&sort=-age&limit=50')).toMatch(new RegExp(`Index Scan Backward using ${sortIndex}`));
     expect(await plan('sort=age&limit=50')).toMatch(new RegExp(`Index Scan using ${sortIndex}`));
@@ -63,7 +56,7 @@ describe.skipIf(!pgBin)('sort indexes', () => {
   });
 
   it('the version 5 upgrade adds them to the user indexes of an older database, and may run again', async () => {
-    const url = await cluster.createDatabase('v4');
+    const url = await suite.cluster.createDatabase('v4');
     const pool = new pg.Pool({ connectionString: url });
     await migrate(pool, 4);
     for (const sql of storeTableSql('hb_s_old')) await pool.query(sql);
