@@ -4,7 +4,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext, Module } from './modules/context.js';
 import { ApiError, errorHandler, noRoute, notFoundHandler } from './core/errors.js';
-import { JSON_TEXT, cachedDocJson, cors, jsonBody, loopbackHostGuard } from './core/http.js';
+import { JSON_TEXT, cors, jsonBody, loopbackHostGuard, plainJsonResponse, writeJsonText } from './core/http.js';
 import { authenticate } from './modules/auth/authenticate.js';
 import { isLoopbackHost } from './core/config.js';
 import { installRecordGetFastPath } from './modules/database/fast-path.js';
@@ -95,26 +95,14 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   return app;
 }
 
-/** res.json without Express's res.send work (content-type parsing, charset, freshness) for the
- *  common case; the same headers (`Content-Type: application/json; charset=utf-8`,
- *  `Content-Length`) and body. Anything unusual (HEAD, 204/304, a content type, ETag or
- *  Last-Modified already set, conditional request headers, a value JSON cannot encode) goes to
- *  Express's own res.json. */
+/** res.json without Express's res.send work (content-type parsing, charset, freshness) when
+ *  core/http.ts's plainJsonResponse allows; anything else goes to Express's own res.json. */
 function fastJson(original: express.Response['json']): express.Response['json'] {
   return function json(this: express.Response, value: unknown) {
-    const req = this.req;
-    const status = this.statusCode;
-    if (req.method === 'HEAD' || status === 204 || status === 304 || status === 205
-      || this.getHeader('content-type') !== undefined || this.getHeader('etag') !== undefined || this.getHeader('last-modified') !== undefined
-      || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
-      return original.call(this, value);
-    }
-    const body = (value as { [JSON_TEXT]?: string } | null)?.[JSON_TEXT] ?? cachedDocJson(value) ?? JSON.stringify(value);
-    if (typeof body !== 'string') return original.call(this, value);
-    this.setHeader('Content-Type', 'application/json; charset=utf-8');
-    this.setHeader('Content-Length', Buffer.byteLength(body));
-    this.end(body);
-    return this;
+    if (!plainJsonResponse(this)) return original.call(this, value);
+    const body = (value as { [JSON_TEXT]?: string } | null)?.[JSON_TEXT] ?? JSON.stringify(value);
+    if (typeof body !== 'string') return original.call(this, value); // a value JSON cannot encode
+    return writeJsonText(this, body);
   };
 }
 

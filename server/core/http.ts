@@ -117,14 +117,28 @@ export function storedDocJson(doc: object): string {
   return text;
 }
 
-/** The cached JSON text of a value, when `value` is a stored document that storedDocJson saw:
- *  res.json writes it instead of stringifying the document again (a record GET). */
-export function cachedDocJson(value: unknown): string | undefined {
-  return value !== null && typeof value === 'object' ? docText.get(value) : undefined;
+/** May this response be written as plain JSON text (`Content-Type: application/json;
+ *  charset=utf-8`, `Content-Length`, the body), as Express's res.json would write it? Not for
+ *  HEAD, 204/205/304, a content type, ETag or Last-Modified already set, or a conditional
+ *  request: those take Express's own res.json. */
+export function plainJsonResponse(res: Response): boolean {
+  const req = res.req;
+  const status = res.statusCode;
+  return !(req.method === 'HEAD' || status === 204 || status === 304 || status === 205
+    || res.getHeader('content-type') !== undefined || res.getHeader('etag') !== undefined || res.getHeader('last-modified') !== undefined
+    || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined);
 }
 
-/** res.json of a stored document through its cached text (the same bytes as JSON.stringify). */
+/** Ends a response that plainJsonResponse allows with `text`, JSON already. */
+export function writeJsonText(res: Response, text: string): Response {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+  return res;
+}
+
+/** res.json of a stored document, written from its cached text (the same bytes). */
 export function sendStoredDoc(res: Response, doc: object): void {
-  storedDocJson(doc);
-  res.json(doc);
+  if (plainJsonResponse(res)) writeJsonText(res, storedDocJson(doc));
+  else res.json(doc);
 }
