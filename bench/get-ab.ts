@@ -11,8 +11,8 @@
 import { readFileSync, cpSync, rmSync, appendFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { generatePeople, sampleIds } from './lib/data.js';
-import { prepareHomebase, writeRecords, startBareExpress, removeHomebaseData, recordsPath, homebaseCli, bareExpressScript } from './lib/targets.js';
-import { spawnTarget, freePort, type Target } from './lib/proc.js';
+import { prepareHomebase, writeRecords, startBareExpress, startHomebase, removeHomebaseData, recordsPath, homebaseCli } from './lib/targets.js';
+import type { Target } from './lib/proc.js';
 import { operation } from './lib/operations.js';
 
 const size = Number(process.env.SIZE ?? 10000);
@@ -33,16 +33,14 @@ const people = generatePeople(size);
 const ids = sampleIds(people);
 await writeRecords(hbData, people);
 const clis = (process.env.HB_CLIS ?? homebaseCli).split(',');
-const extra = (process.env.HB_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const targets: Array<{ name: string; t: Target; o: ReturnType<typeof operation> }> = [];
-targets.push({ name: 'bare', t: process.env.PIN || process.env.BARE_NODE_ARGS ? await (async () => { const port = await freePort(); const pin = process.env.PIN ? ['-c', process.env.PIN, process.execPath] : []; return spawnTarget('bare', pin.length ? 'taskset' : process.execPath, [...pin, ...(process.env.BARE_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', bareExpressScript, String(port)], port, { path: '/' }, { env: { ...process.env, NODE_ENV: 'production' } }); })() : await startBareExpress(), o: operation(op as 'get', { kind: 'bare', base: '/people', ids }) });
+const under = process.env.PIN ? ['taskset', '-c', process.env.PIN] : undefined;
+const words = (v: string | undefined) => (v ?? '').split(' ').filter(Boolean);
+targets.push({ name: 'bare', t: await startBareExpress({ under, nodeArgs: words(process.env.BARE_NODE_ARGS) }), o: operation(op as 'get', { kind: 'bare', base: '/people', ids }) });
 for (const [i, cli] of clis.entries()) {
-  const dir = `${hbData.dir}-${i}`;
+  const dir = `${hbData.dir}-${i}`; // a data folder per build (each server locks its own)
   cpSync(hbData.dir, dir, { recursive: true });
-  const port = await freePort();
-  const quiet = process.env.QUIET ? ['--quiet'] : [];
-  const pin = process.env.PIN ? ['-c', process.env.PIN, process.execPath] : [];
-  const t = await spawnTarget(`hb${i}`, pin.length ? 'taskset' : process.execPath, [...pin, ...extra, cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dir, '--console-token', hbData.consoleToken, '--admin-password', 'bench-admin-password-1', '--token-ttl', '604800', '--json', ...quiet], port, { path: `${recordsPath}?limit=1`, headers: { authorization: `Bearer ${hbData.token}` } }, { env: { ...process.env, NODE_ENV: 'production', HOMEBASE_LOG_LEVEL: 'warn' } });
+  const t = await startHomebase({ ...hbData, dir }, undefined, { under, nodeArgs: words(process.env.HB_NODE_ARGS), cli, serveArgs: process.env.QUIET ? ['--quiet'] : [] });
   if (process.env.GCLOG) { const f = `${process.env.GCLOG}-${i}.log`; writeFileSync(f, ''); t.child.stdout?.on('data', (b: Buffer) => appendFileSync(f, b)); }
   targets.push({ name: cli.replace(/.*\/(dist[^/]*)\/.*/, '$1'), t, o: operation(op as 'get', { kind: 'homebase', base: recordsPath, ids, token: hbData.token }) });
 }

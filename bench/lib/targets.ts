@@ -20,10 +20,20 @@ export const bareExpressScript = join(ROOT, 'bench', 'lib', 'bare-express.ts');
 export const homebaseCli = join(ROOT, 'dist', 'server', 'cli.js');
 const homebaseSource = join(ROOT, 'server', 'cli.ts');
 
-export async function startBareExpress(): Promise<Target> {
+/** How bench/get-ab.ts varies a target's process: Node flags (`--cpu-prof`), a command to run
+ *  node under (`taskset -c 1`), another build's cli.js, extra `serve` flags. */
+export interface Launch { nodeArgs?: string[]; under?: string[]; cli?: string; serveArgs?: string[] }
+
+/** The command and arguments that run node with `args` as `launch` says. */
+function nodeCommand(args: string[], launch: Launch = {}): [string, string[]] {
+  const node = [...(launch.nodeArgs ?? []), ...args];
+  return launch.under?.length ? [launch.under[0], [...launch.under.slice(1), process.execPath, ...node]] : [process.execPath, node];
+}
+
+export async function startBareExpress(launch?: Launch): Promise<Target> {
   const port = await freePort();
-  return spawnTarget('bare Express', process.execPath, ['--import', 'tsx', bareExpressScript, String(port)], port, { path: '/' },
-    { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' } });
+  const [command, args] = nodeCommand(['--import', 'tsx', bareExpressScript, String(port)], launch);
+  return spawnTarget('bare Express', command, args, port, { path: '/' }, { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' } });
 }
 
 /** json-server over a db.json of the given people, in its own temporary folder. */
@@ -57,18 +67,19 @@ export interface HomebaseData {
   emptyRecordsMs: number;
 }
 
-function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: string, database?: string): string[] {
+function homebaseArgs(source: boolean, port: number, dir: string, consoleToken: string, database?: string, launch: Launch = {}): string[] {
   const where = database ? ['--database', database, '--files', dir] : ['--data', dir];
-  return [...(source ? ['--import', 'tsx', homebaseSource] : [homebaseCli]), 'serve', '--port', String(port), '--host', '127.0.0.1', ...where, '--console-token', consoleToken,
-    '--admin-password', ADMIN_PASSWORD, '--token-ttl', String(7 * 24 * 3600), '--json'];
+  return [...(source ? ['--import', 'tsx', homebaseSource] : [launch.cli ?? homebaseCli]), 'serve', '--port', String(port), '--host', '127.0.0.1', ...where, '--console-token', consoleToken,
+    '--admin-password', ADMIN_PASSWORD, '--token-ttl', String(7 * 24 * 3600), '--json', ...(launch.serveArgs ?? [])];
 }
 
 export const recordsPath = `/api/app/${WORKSPACE}/database/${COLLECTION}`;
 export const unindexedRecordsPath = `/api/app/${WORKSPACE}/database/${UNINDEXED_COLLECTION}`;
 
-export async function startHomebase(data: Pick<HomebaseData, 'dir' | 'consoleToken' | 'token' | 'source' | 'database'>, probe?: string): Promise<Target> {
+export async function startHomebase(data: Pick<HomebaseData, 'dir' | 'consoleToken' | 'token' | 'source' | 'database'>, probe?: string, launch?: Launch): Promise<Target> {
   const port = await freePort();
-  return spawnTarget(data.database ? 'Homebase (PostgreSQL)' : 'Homebase', process.execPath, homebaseArgs(data.source, port, data.dir, data.consoleToken, data.database), port,
+  const [command, args] = nodeCommand(homebaseArgs(data.source, port, data.dir, data.consoleToken, data.database, launch), launch);
+  return spawnTarget(data.database ? 'Homebase (PostgreSQL)' : 'Homebase', command, args, port,
     { path: probe ?? `${recordsPath}?limit=1`, headers: { authorization: `Bearer ${data.token}` } },
     { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', HOMEBASE_LOG_LEVEL: 'warn' } });
 }
