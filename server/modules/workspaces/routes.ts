@@ -13,7 +13,8 @@ import { FirstAdminInput } from '../users/schemas.js';
 const NewWorkspaceBody = z.object({
   _id: IdSchema,
   name: z.string().min(1).max(200).optional(),
-  admin: FirstAdminInput.optional(),
+  // The email may be left out: the service fills in the server's admin email, then checks it.
+  admin: FirstAdminInput.partial({ email: true }).optional(),
 });
 
 export const workspacesModule: Module = {

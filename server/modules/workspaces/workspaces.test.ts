@@ -55,6 +55,21 @@ describe('console API', () => {
     expect((await t.consoleReq('POST', '/workspaces/shop/token')).status).toBe(404);
   });
 
+  it('creates a workspace whose admin gives a password but no email: the server default applies', async () => {
+    // The console sends `admin: { password }` when its email field is left empty.
+    const created = await t.consoleReq('POST', '/workspaces', { _id: 'noemail', admin: { password: 'secret-123' } });
+    expect(created.status).toBe(201);
+    expect(created.body.admin).toMatchObject({ email: t.adminEmail, role: 'admin' });
+    const empty = await t.consoleReq('POST', '/workspaces', { _id: 'noemail2', admin: {} });
+    expect(empty.status).toBe(201);
+    expect(empty.body.admin.email).toBe(t.adminEmail);
+    expect(typeof empty.body.admin.password).toBe('string');
+    const bad = await t.consoleReq('POST', '/workspaces', { _id: 'noemail3', admin: { email: 'nope' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details).toMatchObject({ field: 'admin.email' });
+    for (const id of ['noemail', 'noemail2']) expect((await t.consoleReq('DELETE', `/workspaces/${id}`)).status).toBe(204);
+  });
+
   it('answers errors in the contract shape', async () => {
     const badJson = await fetch(`${t.url}/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${t.consoleToken}`, 'content-type': 'application/json' }, body: '{nope' });
     expect(badJson.status).toBe(400);
