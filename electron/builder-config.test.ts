@@ -58,7 +58,10 @@ describe('electron-builder.yml', () => {
   });
 
   it('npm run dist builds with it, and npm run build compiles the shell', () => {
-    expect(pkg.scripts.dist).toMatch(/npm run build && electron-builder/);
+    expect(pkg.scripts.dist).toBe('node scripts/dist.mjs');
+    const dist = readFileSync(`${root}/scripts/dist.mjs`, 'utf8');
+    expect(dist).toMatch(/'run', '--silent', 'build'/);
+    expect(dist).toMatch(/electron-builder\/cli\.js/);
     expect(pkg.scripts.build).toMatch(/tsconfig\.build\.json/);
     expect(pkg.scripts.build).toMatch(/build:preload/);
     expect(pkg.devDependencies['electron-builder']).toMatch(/^\d+\.\d+\.\d+$/);

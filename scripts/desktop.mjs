@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isNetworkFailure, offlineHint } from './offline-hint.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,10 +33,13 @@ function main() {
     const env = { ...process.env };
     delete env.ELECTRON_SKIP_BINARY_DOWNLOAD;
     delete env.npm_config_electron_skip_binary_download;
-    run(process.execPath, [join(packageDir, 'install.js')], env, { exitOnFailure: false });
+    // Its output is kept: a failed download is said in one line and what to do, not the
+    // downloader's stack trace.
+    const fetched = spawnSync(process.execPath, [join(packageDir, 'install.js')], { cwd: root, env, encoding: 'utf8' });
     binary = electronBinary(packageDir);
     if (!binary) {
-      process.stderr.write('Electron could not be fetched (see above). Check the network, or set ELECTRON_MIRROR, then run npm run desktop again.\n');
+      const output = `${fetched.stdout ?? ''}\n${fetched.stderr ?? ''}\n${fetched.error?.message ?? ''}`;
+      process.stderr.write(isNetworkFailure(output) ? offlineHint('npm run desktop', output) : `${output.trim()}\nElectron could not be fetched (see above); run npm run desktop again.\n`);
       process.exit(1);
     }
   }
