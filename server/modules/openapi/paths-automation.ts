@@ -32,6 +32,13 @@ export function webhooksPaths(): Record<string, Schema> {
         ok: json(200, 'The log entry', ref('WebhookLog')), errors: [404],
       },
     }),
+    '/webhooks/{id}/logs/{logId}/redeliver': pathItem('/webhooks/{id}/logs/{logId}/redeliver', {
+      post: {
+        id: 'webhooks.redeliver', tag: WEBHOOKS, summary: 'Send a logged event again now', access: 'admin',
+        description: 'The same event id, signed anew, as a new delivery (retried like any, even while inactive); answers with the log entry of that attempt.',
+        ok: json(200, 'The log entry', ref('WebhookLog')), errors: [404, 409],
+      },
+    }),
   };
 }
 

@@ -104,6 +104,8 @@ const webhookLog = obj({
   durationMs: { type: 'number' }, error: { type: ['string', 'null'] },
   request: obj({ url: str, headers: { type: 'object', additionalProperties: str }, body: str }, ['headers', 'body']),
   response: { type: ['object', 'null'], properties: { status: { type: 'integer' }, body: { type: 'string', description: 'First 4 KiB' } } },
+  nextAttemptAt: { type: ['string', 'null'], format: 'date-time', description: 'When this failed attempt is retried; null when it succeeded or was the last' },
+  redeliveryOf: { type: 'string', description: 'The log entry whose event this attempt sent again' },
   createdAt: time,
 }, ['_id', 'webhookId', 'eventId', 'event', 'attempt', 'status', 'durationMs', 'createdAt']);
 

@@ -12,6 +12,7 @@ import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
+import { ApiError } from '../../core/errors.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
 import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
 
@@ -38,8 +39,10 @@ interface DeliveryDoc {
   attempt: number;
   /** Epoch ms of the next attempt. */
   nextAttemptAt: number;
-  /** A test delivery goes out even while the webhook is inactive. */
+  /** A test delivery (or one sent again by hand) goes out even while the webhook is inactive. */
   test?: boolean;
+  /** The log entry this delivery sends again (`POST /webhooks/{id}/logs/{logId}/redeliver`). */
+  redeliveryOf?: string;
   createdAt: string;
 }
 
@@ -55,6 +58,10 @@ export interface LogEntry {
   /** `body`: the first 64 KiB of what was sent; `bodyTruncated` when that was not all of it. */
   request: { url: string; headers: Record<string, string>; body: string; bodyTruncated?: boolean };
   response: { status: number; body: string } | null;
+  /** When this failed attempt is retried (ISO time); null when it succeeded or was the last. */
+  nextAttemptAt: string | null;
+  /** The log entry whose event this attempt sends again, when sent again by hand. */
+  redeliveryOf?: string;
   createdAt: string;
 }
 
@@ -86,10 +93,10 @@ export class Deliverer {
   }
 
   /** Stores a delivery and schedules its first attempt now. */
-  async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean } = {}): Promise<string> {
+  async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean; redeliveryOf?: string } = {}): Promise<string> {
     const doc: DeliveryDoc = {
       _id: newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: Date.now(),
-      ...(options.test ? { test: true } : {}), createdAt: nowIso(),
+      ...(options.test ? { test: true } : {}), ...(options.redeliveryOf ? { redeliveryOf: options.redeliveryOf } : {}), createdAt: nowIso(),
     };
     await (await ws.store(DELIVERIES)).insert(doc as unknown as Doc);
     if (options.schedule !== false) this.schedule(ws, doc._id, webhookId, doc.nextAttemptAt);
@@ -210,21 +217,24 @@ export class Deliverer {
     if (signal.aborted && signal.reason === SHUTDOWN) return undefined; // left pending: retried after the restart
 
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    const retry = !ok && delivery.attempt < this.maxAttempts;
+    const nextAttemptAt = retry ? Date.now() + (this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0) : undefined;
     const entry: LogEntry = {
       _id: newId(), webhookId: hook._id, eventId: delivery.eventId, event: delivery.event.type, attempt: delivery.attempt,
       status: ok ? 'succeeded' : 'failed', durationMs: outcome.durationMs,
       error: ok ? null : (outcome.error ?? `Receiver answered HTTP ${outcome.status}`),
       request: { url: hook.url, headers, ...boundedBody(body) },
       response: outcome.status === undefined ? null : { status: outcome.status, body: outcome.body ?? '' },
+      nextAttemptAt: nextAttemptAt === undefined ? null : new Date(nextAttemptAt).toISOString(),
+      ...(delivery.redeliveryOf ? { redeliveryOf: delivery.redeliveryOf } : {}),
       createdAt: nowIso(),
     };
     await this.writeLog(ws, entry);
 
-    if (ok || delivery.attempt >= this.maxAttempts) {
+    if (nextAttemptAt === undefined) {
       await deliveries.remove(id);
     } else {
-      const delay = this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0;
-      const next: DeliveryDoc = { ...delivery, attempt: delivery.attempt + 1, nextAttemptAt: Date.now() + delay };
+      const next: DeliveryDoc = { ...delivery, attempt: delivery.attempt + 1, nextAttemptAt };
       if (await deliveries.replace(id, next as unknown as Doc)) this.schedule(ws, id, delivery.webhookId, next.nextAttemptAt);
     }
     return entry;
@@ -252,6 +262,19 @@ export function safeEnvelope(event: BusEvent): Envelope {
     return { ...env, data };
   }
   return env;
+}
+
+/** The event a log entry sent, read back from the exact JSON it logged (to send it again).
+ *  An entry whose body was cut (over 64 KiB, which a bounded envelope never is) cannot be. */
+export function loggedEnvelope(entry: LogEntry): Envelope {
+  let event: Envelope | undefined;
+  if (!entry.request.bodyTruncated) {
+    try { event = JSON.parse(entry.request.body) as Envelope; } catch { /* below */ }
+  }
+  if (!event || typeof event !== 'object' || typeof event.id !== 'string') {
+    throw ApiError.conflict(`Log entry '${entry._id}' does not hold the whole event it sent, so it cannot be sent again`);
+  }
+  return event;
 }
 
 /** A test event for one webhook (`POST /webhooks/{id}/test`). */

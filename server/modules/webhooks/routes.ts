@@ -9,7 +9,7 @@ import { crudRoutes } from '../crud-routes.js';
 import { ApiError } from '../../core/errors.js';
 import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
-import { Deliverer, testEnvelope } from './delivery.js';
+import { Deliverer, loggedEnvelope, testEnvelope, type LogEntry } from './delivery.js';
 
 const deliverers = new WeakMap<AppContext, Deliverer>();
 
@@ -48,6 +48,22 @@ export const webhooksModule: Module = {
       const hook = await getWebhookDoc(req.ws, req.params.id as string);
       const deliverer = delivererOf(ctx);
       const id = await deliverer.enqueue(req.ws, hook._id, testEnvelope(req.ws, hook._id), { test: true, schedule: false });
+      const entry = await deliverer.attemptNow(req.ws, id);
+      if (!entry) throw ApiError.unavailable('The server is shutting down');
+      res.json(entry);
+    });
+
+    // Sends a logged attempt's event again now: the same event id (receivers de-duplicate on
+    // it), signed anew, as a new delivery (retried like any, and sent even while the webhook is
+    // inactive, since an admin asked); answers with the log entry of its first attempt.
+    admin.post('/webhooks/:id/logs/:logId/redeliver', async (req, res) => {
+      const hook = await getWebhookDoc(req.ws, req.params.id as string);
+      const logId = req.params.logId as string;
+      const logged = (await (await req.ws.store(LOGS)).get(logId)) as unknown as LogEntry | undefined;
+      if (!logged || logged.webhookId !== hook._id) throw ApiError.notFound('Log entry', logId);
+      const event = loggedEnvelope(logged);
+      const deliverer = delivererOf(ctx);
+      const id = await deliverer.enqueue(req.ws, hook._id, event, { test: true, schedule: false, redeliveryOf: logged._id });
       const entry = await deliverer.attemptNow(req.ws, id);
       if (!entry) throw ApiError.unavailable('The server is shutting down');
       res.json(entry);
