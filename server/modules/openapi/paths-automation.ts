@@ -66,7 +66,12 @@ export function scenariosPaths(): Record<string, Schema> {
     '/scenarios/{id}/run': pathItem('/scenarios/{id}/run', {
       post: {
         id: 'scenarios.run', tag: SCENARIOS, summary: 'Run the scenario once now', access: 'admin',
-        description: 'Whatever its trigger, active or not. Answers once the execution has finished, or after 30 s with it still `running`.',
+        description: 'Whatever its trigger, active or not. Answers once the execution has finished, or after 30 s with it still `running`. An optional `event` (`type`, `collection`, `data`) is what `{{event...}}` reads, as an event trigger would give it.',
+        body: {
+          type: 'object', additionalProperties: false,
+          properties: { event: { type: 'object', properties: { type: { type: 'string', example: 'record.created' }, collection: { type: 'string' }, data: { type: 'object', additionalProperties: true } } } },
+        },
+        bodyRequired: false,
         ok: json(201, 'The execution', ref('Execution')), errors: [404, 422],
       },
     }),

@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { checkKeys } from '../../core/keys.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { crudRoutes } from '../crud-routes.js';
-import { NewScenarioBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
+import { NewScenarioBody, RunBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
 import { ScenarioEngine } from './engine.js';
 import { executionStore } from './runner.js';
 import {
@@ -73,7 +73,8 @@ export const scenariosModule: Module = {
     // RUN_WAIT_MS with it still `running` (poll the executions list for the end).
     admin.post('/scenarios/:id/run', async (req, res) => {
       const auth = requireUser(req);
-      const { execution, done } = await runNow(req.ws, engine, id(req), auth);
+      const { event } = parseBody(RunBody, req.body ?? {});
+      const { execution, done } = await runNow(req.ws, engine, id(req), auth, event);
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), RUN_WAIT_MS); });
       const finished = await Promise.race([done, waited]);

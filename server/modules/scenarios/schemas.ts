@@ -14,6 +14,16 @@ export { MAX_DELAY_MS, MAX_STEPS, STEP_TYPES, TRIGGER_TYPES, type StepType };
 const trigger = z.looseObject({ type: z.enum(TRIGGER_TYPES) });
 const step = z.looseObject({ type: z.string().min(1).max(64) });
 
+/** `POST /scenarios/{id}/run`'s optional body: a sample event for `{{event...}}` (the console
+ *  prefills one from an event trigger). Its id, time and workspace are the server's. */
+export const RunBody = z.object({
+  event: z.object({
+    type: z.string().min(1).max(100).optional(),
+    collection: z.string().min(1).max(200).optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }).optional(),
+});
+
 export const NewScenarioBody = z.object({
   name: z.string().min(1).max(200),
   description: z.string().max(2000).optional(),

@@ -1,5 +1,6 @@
 // Scenario rules without HTTP: drafts are saved loosely and checked in full on activation, on a
 // manual run and whenever an active scenario is edited; the engine is told of every change.
+import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc, StoreQuery } from '../../storage/doc-store.js';
@@ -102,11 +103,19 @@ export async function deleteScenario(ws: Workspace, engine: ScenarioEngine, id: 
 }
 
 /** Runs a scenario once now, as `auth`, whether active or not (it must be valid). */
-export async function runNow(ws: Workspace, engine: ScenarioEngine, id: string, auth: AuthInfo): Promise<{ execution: Execution; done: Promise<Execution> }> {
+export async function runNow(ws: Workspace, engine: ScenarioEngine, id: string, auth: AuthInfo, sample?: SampleEvent): Promise<{ execution: Execution; done: Promise<Execution> }> {
   const scenario = await getScenarioDoc(ws, id);
   await assertRunnable(ws, scenario);
-  return engine.run(ws, scenario, { trigger: { type: 'manual', by: auth.userId }, depth: 0, runAs: auth.userId });
+  if (!sample) return engine.run(ws, scenario, { trigger: { type: 'manual', by: auth.userId }, depth: 0, runAs: auth.userId });
+  // A sample event is given to the steps as an event trigger's envelope would be.
+  const event = {
+    id: `evt_${randomUUID()}`, type: sample.type ?? 'manual', timestamp: new Date().toISOString(), app: ws.id,
+    data: sample.data ?? {}, ...(sample.collection ? { collection: sample.collection } : {}),
+  };
+  return engine.run(ws, scenario, { trigger: { type: 'manual', by: auth.userId, sample: true, event: event.type }, event, depth: 0, runAs: auth.userId });
 }
+
+export interface SampleEvent { type?: string; collection?: string; data?: Record<string, unknown> }
 
 export async function listExecutions(ws: Workspace, scenarioId: string, q: StoreQuery): Promise<{ data: Doc[]; total: number }> {
   await getScenarioDoc(ws, scenarioId);
