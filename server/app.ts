@@ -11,6 +11,7 @@ import { installRecordGetFastPath } from './modules/database/fast-path.js';
 import { requestLogMiddleware } from './modules/request-log/request-log.js';
 import { consoleDistDir, mountConsole } from './console-ui.js';
 import { declareFieldsFirst } from './core/request-shape.js';
+import { touchWorkspace } from './modules/workspaces/fork-ttl.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -36,6 +37,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   const resolveWorkspace: RequestHandler = (req, _res, next) => {
     req.ws = ctx.registry.require((req.params as { appId: string }).appId);
     req.ws.assertAvailable();
+    touchWorkspace(req.ws); // a fork's idle deadline moves
     next();
   };
   // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
@@ -66,7 +68,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   // Console API: console token, no cross-origin access.
   const consoleApi = Router();
   consoleApi.use(requireConsoleToken(ctx));
-  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); next(); });
+  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); touchWorkspace(req.ws); next(); });
   consoleApi.use(routeFirst(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)),
     (req) => hasRoute([consoleApi], req, false)));
   for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);

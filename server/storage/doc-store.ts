@@ -144,13 +144,39 @@ export class DocStore {
       store.engine.indexes.createdAt = index;
       if (store.file) store.header = serialize({ $$indexCreated: options }) + '\n';
     }
-    const every = options.compactEvery ?? DEFAULT_COMPACT_MS;
-    if (options.filename && every > 0) {
-      store.timer = setInterval(() => { if (store.writesSinceCompaction > 0) void store.compact().catch(() => undefined); }, every);
-      store.timer.unref();
-    }
+    store.startCompactionTimer(options.compactEvery);
     if (store.deferred.size || store.loaded) store.scheduleDeferredBuild();
     return store;
+  }
+
+  /** What a copy of this store needs, taken in one synchronous step (one moment of the store):
+   *  its documents (shared, not copied: stored documents are never mutated, every write puts a
+   *  new one), its index specs, and the index lines not yet in its file. */
+  copySource(): { docs: Doc[]; specs: Array<{ fieldName: string; unique: boolean; sparse: boolean }>; header: string } {
+    return { docs: this.all().slice(), specs: this.indexSpecs(), header: this.header };
+  }
+
+  /** A store holding `source` (copySource) without reading a file: its indexes built over the
+   *  shared documents. `filename`: the copy's file, already holding `bytes` bytes of the same
+   *  content (a copy of the source's file), or undefined in memory. A fork of a workspace opens
+   *  its stores this way instead of loading their files again. */
+  static async fromCopy(source: ReturnType<DocStore['copySource']>, options: { filename?: string; bytes?: number; compactEvery?: number } = {}): Promise<DocStore> {
+    const store = new DocStore(options.filename, options.bytes ?? 0);
+    await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync();
+    for (const spec of source.specs) store.engine.indexes[spec.fieldName] = new store.IndexClass(spec);
+    for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, source.docs);
+    store.count = source.docs.length;
+    store.header = options.filename ? source.header : '';
+    store.startCompactionTimer(options.compactEvery);
+    return store;
+  }
+
+  private startCompactionTimer(compactEvery: number | undefined): void {
+    const every = compactEvery ?? DEFAULT_COMPACT_MS;
+    if (this.filename && every > 0) {
+      this.timer = setInterval(() => { if (this.writesSinceCompaction > 0) void this.compact().catch(() => undefined); }, every);
+      this.timer.unref();
+    }
   }
 
   /** Leaves the `_id` tree unbuilt (see `loaded`): taken out of the engine's indexes, and the

@@ -9,6 +9,19 @@ import { Workspace, freshKeys, restrictToOwner, type PgBackend, type WorkspaceSe
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
+import type { Doc } from './doc-store.js';
+
+/** What a fork copies (Registry.fork). */
+export interface ForkOptions {
+  name: string;
+  /** Stores left out (sessions, outbox, reset tokens, delivery queues: operational state). */
+  skip: ReadonlySet<string>;
+  /** A snapshot of the source instead of its live content (see Registry.fork). */
+  snapshot?: string | { settings: WorkspaceSettings; stores: ReadonlyMap<string, Doc[]> };
+  /** Runs before the fork is registered; `snapshotFilesDir`: what the PostgreSQL snapshot
+   *  recorded as its files folder. */
+  prepare?: (ws: Workspace, copied: { snapshotFilesDir?: string | null }) => Promise<void>;
+}
 
 interface RegistryData { consoleToken: string; workspaces: WorkspaceInfo[] }
 
@@ -23,6 +36,8 @@ export interface WorkspaceLifecycle {
 
 export class Registry {
   private open = new Map<string, Workspace>();
+  /** Ids of forks being made (taken, not yet open). */
+  private forking = new Set<string>();
   private listeners: WorkspaceLifecycle[] = [];
 
   private constructor(
@@ -111,13 +126,66 @@ export class Registry {
     return ws;
   }
 
-  async create(id: string, name: string): Promise<Workspace> {
+  /** A new workspace's id: well formed, free, and no twin differing only in case. */
+  private checkNewId(id: string): void {
     if (!isValidId(id)) throw new UnstorableValueError('_id', 'format', `'_id' ${ID_RULE}`);
-    if (this.open.has(id)) throw new UniqueViolationError(`Workspace '${id}' already exists`);
+    if (this.open.has(id) || this.forking.has(id)) throw new UniqueViolationError(`Workspace '${id}' already exists`, { field: '_id' });
     // A workspace's id names its folder: on a case-insensitive file system (macOS, Windows) `Demo`
     // beside `demo` would be the same folder, and deleting one would wipe the other.
-    const twin = [...this.open.keys()].find((other) => idFoldKey(other) === idFoldKey(id));
+    const twin = [...this.open.keys(), ...this.forking].find((other) => idFoldKey(other) === idFoldKey(id));
     if (twin) throw new UniqueViolationError(`Workspace '${twin}' already exists; workspace ids may not differ only in case (they name folders on case-insensitive file systems)`, { field: '_id' });
+  }
+
+  /** Creates workspace `id` as a copy of `source` through the engine (forks.ts of the storage
+   *  layer): its stores but `skip`, its settings, its encryption key (sealed secrets stay
+   *  readable) and a fresh signing key (the source's tokens are not the fork's). `snapshot`
+   *  copies one of the source's snapshots instead: on PostgreSQL by name (the snapshot lives in
+   *  the database), on the embedded stores as the content the caller read from it. `prepare`
+   *  runs before the fork is registered (its files are copied then); if anything fails the fork
+   *  is removed again. */
+  async fork(source: Workspace, id: string, options: ForkOptions): Promise<Workspace> {
+    this.checkNewId(id);
+    const keys: WorkspaceKeys = { ...freshKeys(), encryptionKey: source.keys.encryptionKey };
+    const name = options.name;
+    let ws: Workspace | undefined;
+    let snapshotFilesDir: string | null | undefined;
+    this.forking.add(id); // the id is taken from now on (checkNewId of a concurrent create or fork)
+    try {
+      if (this.pg) {
+        const row = await this.pg.workspaces.fork(source.id, id, { name, keys, skip: options.skip, snapshot: typeof options.snapshot === 'string' ? options.snapshot : undefined });
+        snapshotFilesDir = row.snapshotFilesDir;
+        ws = await Workspace.openPg(id, this.pg, join(this.pg.filesDir, id), keys, { name, createdAt: row.createdAt });
+        await ws.settings.reload();
+      } else {
+        ws = await Workspace.open(id, this.dirOf(id), { name, keys }, this.compactEvery);
+        const createdAt = ws.settings.data.createdAt;
+        let settings: WorkspaceSettings;
+        if (options.snapshot && typeof options.snapshot !== 'string') {
+          await ws.fillStores(options.snapshot.stores);
+          settings = structuredClone(options.snapshot.settings);
+        } else {
+          settings = await source.copyStoresTo(ws, options.skip);
+        }
+        await ws.settings.replace({ ...settings, name, createdAt });
+      }
+      await options.prepare?.(ws, { snapshotFilesDir });
+    } catch (err) {
+      this.forking.delete(id);
+      if (ws) await ws.close().catch(() => undefined);
+      if (this.pg && ws) await this.pg.workspaces.delete(id).catch(() => undefined);
+      if (ws?.dir) await rm(ws.dir, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    }
+    this.forking.delete(id);
+    this.open.set(id, ws);
+    await this.save((d) => { d.workspaces.push({ _id: id, name, createdAt: ws.settings.data.createdAt }); });
+    this.pg?.changed(id, 'created');
+    for (const l of this.listeners) await l.opened?.(ws);
+    return ws;
+  }
+
+  async create(id: string, name: string): Promise<Workspace> {
+    this.checkNewId(id);
     let ws: Workspace;
     if (this.pg) {
       const keys = freshKeys();

@@ -1,11 +1,12 @@
 // One workspace: its settings (lowdb), its document stores (nedb, opened lazily), its keys and
 // its files folder. Everything a workspace holds lives under its own folder, so deleting,
 // snapshotting or exporting it never touches another.
-import { mkdir, readdir, readFile, writeFile, rm, chmod, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile, rm, chmod, stat, copyFile, rename } from 'node:fs/promises';
+import { existsSync, constants as fsConstants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { DocStore } from './doc-store.js';
+import { DocStore, type Doc } from './doc-store.js';
+import { compactText } from './datafile.js';
 import { embeddedStore, type Store } from './store.js';
 import { SettingsStore } from './settings-store.js';
 import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
@@ -73,7 +74,7 @@ export class Workspace {
     readonly dir: string | undefined,
     readonly settings: SettingsStore<WorkspaceSettings>,
     readonly keys: WorkspaceKeys,
-    private readonly compactEvery: number,
+    readonly compactEvery: number,
     /** Set on PostgreSQL; undefined for the embedded stores. */
     readonly pg?: PgBackend,
   ) {}
@@ -87,7 +88,7 @@ export class Workspace {
     return new Workspace(id, dir, settings, keys, 0, pg);
   }
 
-  static async open(id: string, dir: string | undefined, init: { name: string }, compactEvery: number): Promise<Workspace> {
+  static async open(id: string, dir: string | undefined, init: { name: string; keys?: WorkspaceKeys }, compactEvery: number): Promise<Workspace> {
     if (dir) {
       // An import, restore or reset cut short by a crash: finished if it had committed, else
       // undone, before anything is read (storage/swap.ts).
@@ -99,7 +100,7 @@ export class Workspace {
     }
     const settings = await SettingsStore.open<WorkspaceSettings>(dir && join(dir, 'settings.json'),
       { name: init.name, createdAt: new Date().toISOString(), collections: [] });
-    const keys = await loadKeys(dir);
+    const keys = await loadKeys(dir, init.keys);
     if (dir && !existsSync(join(dir, 'settings.json'))) await settings.update(() => undefined);
     return new Workspace(id, dir, settings, keys, compactEvery);
   }
@@ -189,6 +190,90 @@ export class Workspace {
     if (store) await (await store.catch(() => undefined))?.detach();
   }
 
+  /** Copies this workspace's stores (all but `skip`) into `target`, a new embedded workspace,
+   *  as one moment of this one: in memory the copies share the documents (never mutated once
+   *  stored) and build only their indexes; on disk every store's write queue is held while its
+   *  file is copied (a reflink where the file system has them), and the copy starts loaded.
+   *  Resolves to the settings of that same moment. */
+  async copyStoresTo(target: Workspace, skip: ReadonlySet<string>): Promise<WorkspaceSettings> {
+    if (this.pg || target.pg) throw new Error('copyStoresTo: the embedded stores only');
+    const names = (await this.storeNames()).filter((n) => !skip.has(n));
+    const stores = await Promise.all(names.map((n) => this.docStore(n)));
+    const copy = async () => {
+      // One synchronous step: every store and the settings as they are at this instant.
+      const sources = stores.map((s) => s.copySource());
+      const settings = structuredClone(this.settings.data);
+      const bytes: number[] = [];
+      for (const name of names) {
+        const from = this.storeFile(name);
+        const to = target.storeFile(name);
+        if (!from || !to) { bytes.push(0); continue; }
+        try {
+          await copyFile(from, to, fsConstants.COPYFILE_FICLONE);
+          bytes.push((await stat(to)).size);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          bytes.push(0); // a store never written: no file yet (its index lines are in the header)
+        }
+      }
+      return { sources, settings, bytes };
+    };
+    // On disk: with every write queue held (sorted order, as swaps take them), so that each file
+    // matches its store in memory. In memory nothing is written: the copy is one instant anyway.
+    const held = (i: number): Promise<Awaited<ReturnType<typeof copy>>> =>
+      (this.dir && i < stores.length ? stores[i].holdWrites(() => held(i + 1)) : copy());
+    const { sources, settings, bytes } = await held(0);
+    for (const [i, name] of names.entries()) {
+      const store = await DocStore.fromCopy(sources[i], { filename: target.storeFile(name), bytes: bytes[i], compactEvery: target.compactEvery });
+      target.stores.set(name, Promise.resolve(store));
+      target.opened.set(name, store);
+    }
+    return settings;
+  }
+
+  /** Fills this new embedded workspace's stores with `stores` (a snapshot's documents, never
+   *  mutated): in memory they are shared, on disk each store's file is written first. */
+  async fillStores(stores: ReadonlyMap<string, Doc[]>): Promise<void> {
+    if (this.pg) throw new Error('fillStores: the embedded stores only');
+    for (const [name, docs] of stores) {
+      if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
+      const specs = [{ fieldName: 'createdAt', unique: false, sparse: false }];
+      const file = this.storeFile(name);
+      let bytes = 0;
+      if (file) {
+        const text = compactText(docs, specs);
+        await writeFile(file, text, { mode: 0o600 });
+        bytes = Buffer.byteLength(text);
+      }
+      const store = await DocStore.fromCopy({ docs: docs.slice(), specs, header: '' }, { filename: file, bytes, compactEvery: this.compactEvery });
+      this.stores.set(name, Promise.resolve(store));
+      this.opened.set(name, store);
+    }
+  }
+
+  /** The idle deadline this workspace is deleted at (a fork's `ttl`), as last saved: in its
+   *  folder on disk, in the database on PostgreSQL, nowhere in memory (a restart ends it
+   *  anyway). Undefined when it has none. */
+  async readExpiry<E>(): Promise<E | undefined> {
+    if (this.pg) return this.pg.workspaces.expiry<E>(this.id);
+    if (!this.dir) return undefined;
+    try {
+      return JSON.parse(await readFile(join(this.dir, 'expiry.json'), 'utf8')) as E;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Saves (undefined: removes) the idle deadline (readExpiry). */
+  async writeExpiry(value: unknown): Promise<void> {
+    if (this.pg) return this.pg.workspaces.setExpiry(this.id, value);
+    if (!this.dir) return;
+    const file = join(this.dir, 'expiry.json');
+    if (value === undefined) { await rm(file, { force: true }); return; }
+    await writeFile(`${file}.tmp`, JSON.stringify(value), { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
+  }
+
   /** The file of a store (undefined in memory). */
   fileOf(name: string): string | undefined { return this.pg ? undefined : this.storeFile(name); }
 
@@ -217,8 +302,8 @@ export class Workspace {
 /** New signing and encryption keys for a workspace. */
 export const freshKeys = (): WorkspaceKeys => ({ jwtSecret: randomBytes(48).toString('base64url'), encryptionKey: randomBytes(32).toString('base64') });
 
-async function loadKeys(dir: string | undefined): Promise<WorkspaceKeys> {
-  const fresh = freshKeys;
+async function loadKeys(dir: string | undefined, given?: WorkspaceKeys): Promise<WorkspaceKeys> {
+  const fresh = () => given ?? freshKeys();
   if (!dir) return fresh();
   const file = join(dir, 'keys.json');
   try {

@@ -1,5 +1,5 @@
 // The workspaces API group (console API, console token): list, create, delete, admin tokens,
-// and a workspace's content as a whole (content-routes.ts). HTTP only.
+// forks (fork.ts), and a workspace's content as a whole (content-routes.ts). HTTP only.
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext, Module } from '../context.js';
@@ -7,6 +7,8 @@ import { parseBody } from '../../core/validate.js';
 import { IdSchema } from '../../core/ids.js';
 import { createWorkspace, mintAdminToken } from './service.js';
 import { contentRoutes } from './content-routes.js';
+import { ForkBody, forkWorkspace } from './fork.js';
+import { startExpiries } from './fork-ttl.js';
 import { publicUser } from '../users/repo.js';
 import { FirstAdminInput } from '../users/schemas.js';
 
@@ -42,6 +44,14 @@ export const workspacesModule: Module = {
       res.json(await mintAdminToken(ctx, req.ws));
     });
 
+    router.post('/workspaces/:appId/fork', async (req, res) => {
+      res.status(201).json(await forkWorkspace(ctx, req.ws, parseBody(ForkBody, req.body)));
+    });
+
     contentRoutes(router, ctx);
+  },
+
+  start(ctx: AppContext) {
+    return startExpiries(ctx);
   },
 };

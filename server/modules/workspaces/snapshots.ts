@@ -119,6 +119,18 @@ export function restoreSnapshot(ctx: AppContext, ws: Workspace, name: string): P
   });
 }
 
+/** The content of an embedded snapshot (read from disk on first use; never mutated): what a
+ *  fork of it copies. 404 when there is none by that name. */
+export async function snapshotContent(ws: Workspace, name: string): Promise<WorkspaceState> {
+  const entry = (await catalog(ws)).get(name);
+  if (!entry) throw ApiError.notFound('Snapshot', name);
+  entry.state ??= await readSnapshot(folderOf(ws, name));
+  return entry.state;
+}
+
+/** Where a PostgreSQL snapshot keeps its copies of the uploaded files (its recorded folder). */
+export const pgSnapshotFiles = (ws: Workspace, filesDir: string) => join(pgFilesFolder(ws, filesDir), 'files');
+
 export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
   if (ws.pg) {
     const db = ws.pg.db;
