@@ -3,6 +3,7 @@
 // parser leaves `filter[age][$gte]` as a flat key, which is parsed here, strictly.
 import { ApiError } from './errors.js';
 import { isReservedKey } from './keys.js';
+import { checkListLimit } from './list-limits.js';
 import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../shared/query.js';
 import type { FieldType, ListMeta } from '../shared/models.js';
 
@@ -29,7 +30,9 @@ export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}):
   const sort = query.sort === undefined || query.sort === '' ? (options.defaultSort ?? []) : parseSort(single(query.sort, 'sort'));
   const fields = query.fields === undefined || query.fields === '' ? undefined : parsePaths(single(query.fields, 'fields'), 'fields');
   const conditions: Condition[] = [];
-  for (const [key, raw] of Object.entries(query)) {
+  const entries = Object.entries(query);
+  checkListLimit('filters', entries.filter(([key]) => key.startsWith('filter')).length, 'filter');
+  for (const [key, raw] of entries) {
     if (!key.startsWith('filter')) continue;
     const m = FILTER_KEY.exec(key);
     if (!m) throw ApiError.badRequest(`Malformed filter parameter '${key}'; use filter[field]=value or filter[field][$op]=value`);
@@ -43,7 +46,10 @@ export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}):
 /** Conditions from a stored object filter (views): `{ role: "admin", age: { "$gte": 25 } }`. */
 export function conditionsFromObject(filter: Record<string, unknown>, typeOf?: TypeOf): Condition[] {
   const out: Condition[] = [];
-  for (const [path, value] of Object.entries(filter ?? {})) {
+  const entries = Object.entries(filter ?? {});
+  const operators = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k.startsWith('$')) ? Object.keys(v).length : 1);
+  checkListLimit('filters', entries.reduce((n, [, v]) => n + operators(v), 0), 'filter');
+  for (const [path, value] of entries) {
     assertPath(path, 'filter');
     if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).every((k) => k.startsWith('$'))) {
       for (const [op, v] of Object.entries(value as Record<string, unknown>)) out.push(buildCondition(path, op, v, typeOf));
@@ -61,7 +67,9 @@ export function validateObjectFilter(filter: unknown, typeOf?: TypeOf): void {
 }
 
 export function parseSort(raw: string): SortKey[] {
-  return raw.split(',').map((part) => {
+  const parts = raw.split(',');
+  checkListLimit('sortKeys', parts.length, 'sort');
+  return parts.map((part) => {
     const p = part.trim();
     const dir = p.startsWith('-') ? -1 : 1;
     const path = p.replace(/^[-+]/, '');
@@ -80,9 +88,12 @@ function buildCondition(path: string, op: string, raw: unknown, typeOf?: TypeOf)
   }
   const type = typeOf?.(path);
   const fop = op as FilterOp;
+  if (typeof raw === 'string' && fop !== '$in' && fop !== '$nin') checkListLimit('valueLength', raw.length, path);
   if (fop === '$exists') return { path, op: fop, values: [parseBool(raw, path)] };
   if (fop === '$in' || fop === '$nin') {
     const items = Array.isArray(raw) ? raw : String(raw).split(',');
+    checkListLimit('inValues', items.length, path);
+    for (const item of items) if (typeof item === 'string') checkListLimit('valueLength', item.length, path);
     return { path, op: fop, values: items.flatMap((v) => alternatives(v, type, path)) };
   }
   if (RANGE_OPERATORS.has(fop)) return rangeCondition(path, fop, raw, type);
@@ -152,10 +163,14 @@ function parseNonNegative(raw: unknown, name: string, fallback: number): number 
 }
 
 function parsePaths(raw: string, name: string): string[] {
-  return raw.split(',').map((p) => { const t = p.trim(); assertPath(t, name); return t; });
+  const parts = raw.split(',');
+  checkListLimit('fields', parts.length, name);
+  return parts.map((p) => { const t = p.trim(); assertPath(t, name); return t; });
 }
 
 function assertPath(path: string, name: string) {
+  checkListLimit('pathLength', path.length, name);
+  checkListLimit('pathDepth', path.split('.').length, name);
   if (!PATH.test(path)) throw ApiError.badRequest(`Invalid field path '${path}' in ${name}`, { field: name });
   // A document without such a field would still "have" it through Object.prototype (`constructor`,
   // `toString`...): filters would match every document and `__proto__` reaches the prototype.
