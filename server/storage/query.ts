@@ -40,7 +40,57 @@ function walk(value: unknown, parts: string[], i: number): unknown {
   return walk(next, parts, i + 1);
 }
 
+/** Work (documents visited, values compared or moved) between two looks at the clock. */
+const STEP = 1024;
+/** A query that has run this long gives the event loop a turn before it goes on, so that no
+ *  list request holds the server for longer (other requests, health checks, timers and
+ *  sockets are served in between). */
+export const SLICE_MS = 8;
+
+/** The steps of a query: a generator that yields every STEP units of work or so. */
+type Steps<T> = Generator<void, T, void>;
+
+/** Runs the steps to the end at once (small stores, internal reads). */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) { const r = steps.next(); if (r.done) return r.value; }
+}
+
+/** Runs the steps for up to SLICE_MS; if they are not done by then, the rest runs in slices of
+ *  SLICE_MS, one per event-loop turn (setImmediate), and a promise is returned. The documents a
+ *  query reads are the versions of when it started (stored documents are replaced, never
+ *  mutated, and the arrays it walks are its own); an index walk that pauses finds its place
+ *  again by key, so a record written meanwhile may or may not be seen. */
+export function runSliced<T>(steps: Steps<T>): T | Promise<T> {
+  const first = slice(steps);
+  if (first.done) return first.value;
+  return new Promise<T>((resolve, reject) => {
+    const next = () => {
+      try {
+        const r = slice(steps);
+        if (r.done) resolve(r.value);
+        else setImmediate(next);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    setImmediate(next);
+  });
+}
+
+function slice<T>(steps: Steps<T>): { done: true; value: T } | { done: false } {
+  const end = performance.now() + SLICE_MS;
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return { done: true, value: r.value };
+    if (performance.now() >= end) return { done: false };
+  }
+}
+
 export function runQuery(engine: NedbEngine, totalDocs: number, q: StoreQuery): QueryResult {
+  return runSteps(querySteps(engine, totalDocs, q));
+}
+
+export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery): Steps<QueryResult> {
   const sort = q.sort.length ? q.sort : DEFAULT_SORT;
   const want = q.offset + q.limit;
 
@@ -54,33 +104,43 @@ export function runQuery(engine: NedbEngine, totalDocs: number, q: StoreQuery): 
     const bucket = index.getMatching(c.values.length === 1 ? c.values[0] : c.values) as Doc[];
     if (!candidates || bucket.length < candidates.length) { candidates = bucket; covered = c; }
   }
+  // A bucket is the index's own array, changed in place by writes: a walk that may pause keeps a copy.
+  if (candidates && candidates.length > STEP) candidates = candidates.slice();
   const rest = covered ? q.conditions.filter((c) => c !== covered) : q.conditions;
   const matchRest = compileMatcher(rest);
   const matchAll = compileMatcher(q.conditions);
   const candidateCount = candidates ? candidates.length : totalDocs;
-  const pool = () => candidates ?? (engine.getAllData() as Doc[]);
+  let all: Doc[] | undefined;
+  const pool = () => candidates ?? (all ??= engine.getAllData() as Doc[]);
 
-  const countMatches = () => {
+  function* countMatches(): Steps<number> {
     if (rest.length === 0) return candidateCount;
-    let n = 0;
-    for (const d of pool()) if (matchRest(d)) n++;
-    return n;
-  };
+    return yield* countIn(pool(), matchRest);
+  }
 
-  if (q.limit === 0) return { data: [], total: countMatches() };
+  if (q.limit === 0) return { data: [], total: yield* countMatches() };
 
   const sortIndex = orderedIndex(engine, sort[0].path);
   const cmp = comparator(sort);
   let page: Doc[];
   let total: number;
   if (sortIndex && candidateCount > SCAN_THRESHOLD && want <= candidateCount) {
-    page = scanInOrder(sortIndex, sort, matchAll, want);
-    total = countMatches();
+    page = yield* scanInOrder(sortIndex, sort, matchAll, want);
+    total = yield* countMatches();
   } else {
-    ({ page, total } = selectTop(pool(), rest.length ? matchRest : null, sort, want, cmp));
+    ({ page, total } = yield* selectTopSteps(pool(), rest.length ? matchRest : null, sort, want, cmp));
   }
   page = page.slice(q.offset);
   return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total };
+}
+
+function* countIn(pool: readonly Doc[], match: (d: Doc) => boolean): Steps<number> {
+  let n = 0;
+  for (let i = 0; i < pool.length; i++) {
+    if (match(pool[i])) n++;
+    if ((i & (STEP - 1)) === STEP - 1) yield;
+  }
+  return n;
 }
 
 function isObjectLike(v: unknown) { return v !== null && typeof v === 'object'; }
@@ -118,27 +178,49 @@ export function comparator(sort: SortKey[]) {
 
 /** Walks the index in the sort's direction, stopping once `want` matches are found. Each
  *  document sits under one key (orderedIndex); documents that share a key are ordered by the
- *  remaining sort keys, then id, and only as many as still needed are kept. */
-function scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number): Doc[] {
+ *  remaining sort keys, then id, and only as many as still needed are kept. Pauses only between
+ *  keys; after a pause it finds its place again from the root (writes may have reshaped the
+ *  tree), just after the last key it finished. */
+function* scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number): Steps<Doc[]> {
   const out: Doc[] = [];
   const tieCmp = comparator(sort.slice(1));
   const descending = sort[0].dir === -1;
-  const stack: AvlNode[] = [];
-  let node: AvlNode | null | undefined = Object.prototype.hasOwnProperty.call(index.tree.tree, 'key') ? index.tree.tree : null;
-  while ((node || stack.length) && out.length < want) {
-    while (node) { stack.push(node); node = descending ? node.right : node.left; }
+  let stack = seek(index, descending, false, undefined);
+  let work = 0;
+  while (stack.length && out.length < want) {
     const current = stack.pop()!;
+    for (let node = descending ? current.left : current.right; node; node = descending ? node.right : node.left) stack.push(node);
     const data = current.data as Doc[];
     if (data.length === 1) {
       if (match(data[0])) out.push(data[0]);
+      work++;
     } else {
       const hits: Doc[] = [];
       for (const d of data) if (match(d)) hits.push(d);
-      for (const d of topK(hits, tieCmp, want - out.length)) out.push(d);
+      work += data.length;
+      for (const d of yield* sortedTop(hits, tieCmp, want - out.length)) out.push(d);
     }
-    node = descending ? current.left : current.right;
+    if (work >= STEP) {
+      work = 0;
+      yield;
+      stack = seek(index, descending, true, current.key);
+    }
   }
   return out;
+}
+
+/** The in-order walk's stack positioned at the first key of the index (`after` false), or at
+ *  the first key strictly after `key` in the walk's direction; its top is the next node. */
+function seek(index: NedbIndex, descending: boolean, after: boolean, key: unknown): AvlNode[] {
+  const stack: AvlNode[] = [];
+  const root = index.tree.tree;
+  if (!Object.prototype.hasOwnProperty.call(root, 'key')) return stack;
+  for (let node: AvlNode | null | undefined = root; node;) {
+    const c = after ? compareThings(node.key, key) * (descending ? -1 : 1) : 1;
+    if (c > 0) { stack.push(node); node = descending ? node.right : node.left; }
+    else node = descending ? node.left : node.right;
+  }
+  return stack;
 }
 
 /** Above this many, selectTop gathers the matches and sorts them (a sorted buffer of k costs
@@ -153,9 +235,23 @@ const SELECT_MAX = 1000;
  *  on a tie does the full comparator (remaining keys, then id) decide. */
 export function selectTop(pool: readonly Doc[], match: ((d: Doc) => boolean) | null, sort: SortKey[], k: number,
   cmp: (a: Doc, b: Doc) => number = comparator(sort)): { page: Doc[]; total: number } {
+  return runSteps(selectTopSteps(pool, match, sort, k, cmp));
+}
+
+function* selectTopSteps(pool: readonly Doc[], match: ((d: Doc) => boolean) | null, sort: SortKey[], k: number,
+  cmp: (a: Doc, b: Doc) => number): Steps<{ page: Doc[]; total: number }> {
   if (k > SELECT_MAX || sort.length === 0) {
-    const matched = match ? pool.filter(match) : pool.slice();
-    return { page: k >= matched.length ? matched.sort(cmp) : topK(matched, cmp, k), total: matched.length };
+    let matched: Doc[];
+    if (match) {
+      matched = [];
+      for (let i = 0; i < pool.length; i++) {
+        if (match(pool[i])) matched.push(pool[i]);
+        if ((i & (STEP - 1)) === STEP - 1) yield;
+      }
+    } else {
+      matched = pool.slice();
+    }
+    return { page: yield* sortedTop(matched, cmp, k), total: matched.length };
   }
   const { path, dir } = sort[0];
   const read = fieldReader(path);
@@ -165,6 +261,7 @@ export function selectTop(pool: readonly Doc[], match: ((d: Doc) => boolean) | n
   let worstKey: unknown;
   let total = 0;
   for (let i = 0; i < pool.length; i++) {
+    if ((i & (STEP - 1)) === STEP - 1) yield;
     const d = pool[i];
     if (match !== null && !match(d)) continue;
     total++;
@@ -211,18 +308,55 @@ export function fieldReader(path: string): (d: Doc) => unknown {
 
 /** The first `k` of `docs` in `cmp` order; keeps a small sorted buffer instead of sorting all. */
 export function topK(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Doc[] {
-  if (docs.length <= k * 4 || k > 1000) return docs.sort(cmp).slice(0, k);
-  const best: Doc[] = [];
-  for (const d of docs) {
-    if (best.length === k) {
-      if (cmp(d, best[k - 1]) >= 0) continue;
-      best.pop();
+  return runSteps(sortedTop(docs, cmp, k));
+}
+
+/** Sorted runs of this many documents are merged (sortedTop). */
+const RUN = 2048;
+
+/** The first `k` of `docs` (an array of the caller's, reordered) in `cmp` order, in steps: a
+ *  small sorted buffer when k is small against the documents; otherwise runs of RUN sorted one
+ *  at a time, each cut to k, then merged two by two (each merge cut to k too). */
+function* sortedTop(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Steps<Doc[]> {
+  if (docs.length <= RUN) return docs.length <= k ? docs.sort(cmp) : docs.sort(cmp).slice(0, k);
+  if (docs.length > k * 4 && k <= SELECT_MAX) {
+    const best: Doc[] = [];
+    for (let i = 0; i < docs.length; i++) {
+      if ((i & (STEP - 1)) === STEP - 1) yield;
+      const d = docs[i];
+      if (best.length === k) {
+        if (cmp(d, best[k - 1]) >= 0) continue;
+        best.pop();
+      }
+      let lo = 0, hi = best.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (cmp(best[mid], d) <= 0) lo = mid + 1; else hi = mid; }
+      best.splice(lo, 0, d);
     }
-    let lo = 0, hi = best.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (cmp(best[mid], d) <= 0) lo = mid + 1; else hi = mid; }
-    best.splice(lo, 0, d);
+    return best;
   }
-  return best;
+  let runs: Doc[][] = [];
+  for (let i = 0; i < docs.length; i += RUN) {
+    const run = docs.slice(i, i + RUN).sort(cmp);
+    runs.push(run.length > k ? run.slice(0, k) : run);
+    yield;
+  }
+  while (runs.length > 1) {
+    const next: Doc[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      if (r + 1 === runs.length) { next.push(runs[r]); continue; }
+      const a = runs[r], b = runs[r + 1];
+      const n = Math.min(k, a.length + b.length);
+      const out: Doc[] = new Array(n);
+      let i = 0, j = 0;
+      for (let o = 0; o < n; o++) {
+        out[o] = j >= b.length || (i < a.length && cmp(a[i], b[j]) <= 0) ? a[i++] : b[j++];
+        if ((o & (STEP - 1)) === STEP - 1) yield;
+      }
+      next.push(out);
+    }
+    runs = next;
+  }
+  return runs[0];
 }
 
 /** A projection mask: for each key, `true` (the whole value) or the mask of its sub-paths. */
@@ -336,9 +470,14 @@ function compileCondition(c: Condition): (doc: Doc) => boolean {
         const want = values[0];
         return (d) => { const v = d[path]; return v === want || (isObjectLike(v) && equalsAny(v, values)); };
       }
+      // A long list of primitives: one Set lookup instead of a comparison per value.
+      if (values.length > 4 && !values.some(isObjectLike)) { const set = new Set(values); return (d) => inSet(get(d), set, values); }
       return (d) => equalsAny(get(d), values);
     }
-    case '$ne': case '$nin': return (d) => !equalsAny(get(d), values);
+    case '$ne': case '$nin': {
+      if (values.length > 4 && !values.some(isObjectLike)) { const set = new Set(values); return (d) => !inSet(get(d), set, values); }
+      return (d) => !equalsAny(get(d), values);
+    }
     case '$exists': { const want = values[0] !== false; return (d) => (get(d) !== undefined) === want; }
     case '$gt': return (d) => comparesAny(get(d), values, (r) => r > 0, c.kind);
     case '$gte': return (d) => comparesAny(get(d), values, (r) => r >= 0, c.kind);
@@ -358,6 +497,15 @@ function compileCondition(c: Condition): (doc: Doc) => boolean {
       return (d) => { const v = get(d); return typeof v === 'string' && prefixes.some((p) => v.toLowerCase().startsWith(p)); };
     }
   }
+}
+
+/** equalsAny when every alternative is a primitive (held in `set`): a primitive equals one when
+ *  the set has it (the values never hold NaN), an array when an element does (its JSON text
+ *  never equals a primitive's); other objects are compared as equalsAny does. */
+function inSet(v: unknown, set: Set<unknown>, alternatives: unknown[]): boolean {
+  if (!isObjectLike(v)) return set.has(v);
+  if (Array.isArray(v)) return v.some((e) => inSet(e, set, alternatives));
+  return equalsAny(v, alternatives);
 }
 
 function equalsAny(v: unknown, alternatives: unknown[]): boolean {

@@ -49,7 +49,7 @@ export class EmbeddedStore implements Store {
   constructor(readonly doc: DocStore) {}
   async get(id: string) { return this.doc.get(id); }
   getNow(id: string) { return this.doc.get(id); }
-  async find(q: StoreQuery) { return this.doc.find(q); }
+  async find(q: StoreQuery) { return this.doc.findSliced(q); }
   async findBy(path: string, value: unknown) { return this.doc.findBy(path, value); }
   async all() { return this.doc.all(); }
   async count() { return this.doc.size; }
