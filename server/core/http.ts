@@ -2,6 +2,7 @@
 // CORS for the workspace API, and small response helpers.
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError } from './errors.js';
+import { REQUEST_LOG } from './request-shape.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -131,6 +132,10 @@ export function plainJsonResponse(res: Response): boolean {
 
 /** Ends a response that plainJsonResponse allows with `text`, JSON already. */
 export function writeJsonText(res: Response, text: string): Response {
+  // The request log's state of this response (workspace API only): it keeps the text for the
+  // request's detail (a reference; bounded and masked when read).
+  const logged = (res as unknown as { [REQUEST_LOG]?: { responseText: string | undefined } })[REQUEST_LOG];
+  if (logged) logged.responseText = text;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { REQUEST_LOG } from '../../core/request-shape.js';
+import { BODY_LIMIT, KEPT_REQUEST_BODY_LIMIT, showRequestBody, showResponseText, type ShownBody } from './bodies.js';
 
 export interface RequestLogEntry {
   _id: string;
@@ -18,15 +19,26 @@ export interface RequestLogEntry {
   time: string;
   /** The collection access rule that allowed or refused the request, when one decided. */
   accessRule?: string;
+  /** Sent by the console itself (it marks its requests with the `X-Homebase-Console` header). */
+  console?: true;
 }
 
 /** One request in detail (`GET /workspaces/{app_id}/requests/{id}`): the entry plus the
  *  request's headers, credentials hidden. */
-export interface RequestLogDetail extends RequestLogEntry { headers: Record<string, string | string[]> }
+export interface RequestLogDetail extends RequestLogEntry {
+  headers: Record<string, string | string[]>;
+  /** The request's JSON body and the response's, bounded and with secrets masked (bodies.ts). */
+  requestBody?: ShownBody;
+  responseBody?: ShownBody;
+}
 
-/** A logged request as kept: the time as a number, formatted only when the log is read, and the
- *  request's own headers object (a reference, no copy on the hot path). */
-type StoredEntry = Omit<RequestLogEntry, 'time'> & { wall: number; headers: IncomingHttpHeaders };
+/** A logged request as kept: the time as a number, formatted only when the log is read, and
+ *  references to the request's own headers and parsed body and to the response's JSON text (no
+ *  copy on the hot path). An entry read back from disk (`shown`) holds them already masked. */
+export type StoredEntry = Omit<RequestLogEntry, 'time'> & {
+  seq: number; wall: number; headers: IncomingHttpHeaders; body: unknown; responseText: string | undefined;
+  shown?: { headers: Record<string, string | string[]>; requestBody?: ShownBody; responseBody?: ShownBody };
+};
 
 /** Headers whose values are credentials: shown as their scheme only (`Bearer ***`) or `***`. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
@@ -46,10 +58,22 @@ export function maskHeaders(headers: IncomingHttpHeaders): Record<string, string
 function publicEntry(e: StoredEntry): RequestLogEntry {
   const out: RequestLogEntry = { _id: e._id, method: e.method, path: e.path, status: e.status, durationMs: e.durationMs, time: new Date(e.wall).toISOString() };
   if (e.accessRule) out.accessRule = e.accessRule;
+  if (e.console) out.console = true;
   return out;
 }
 
-class RingBuffer {
+/** An entry in full as the detail route and the log's file show it: headers and bodies masked. */
+export function detailOf(e: StoredEntry): RequestLogDetail {
+  if (e.shown) return { ...publicEntry(e), ...e.shown };
+  const out: RequestLogDetail = { ...publicEntry(e), headers: maskHeaders(e.headers) };
+  const requestBody = showRequestBody(e.body, e.path);
+  const responseBody = showResponseText(e.responseText, e.path);
+  if (requestBody) out.requestBody = requestBody;
+  if (responseBody) out.responseBody = responseBody;
+  return out;
+}
+
+export class RingBuffer {
   private items: StoredEntry[] = [];
   private next = 0;
   seq = 0;
@@ -72,19 +96,38 @@ class RingBuffer {
 
   find(id: string): StoredEntry | undefined { return this.items.find((e) => e._id === id); }
 
-  clear(): void { this.items = []; this.next = 0; }
+  /** Entries with a sequence number above `seq`, oldest first (for the log's file). */
+  since(seq: number): StoredEntry[] {
+    const n = this.items.length;
+    const out: StoredEntry[] = [];
+    for (let i = 0; i < n; i++) {
+      const e = this.items[(this.next + i) % n];
+      if (e.seq > seq) out.push(e);
+    }
+    return out;
+  }
+
+  get count(): number { return this.items.length; }
+
+  /** How many times the log was cleared (its file follows). */
+  clears = 0;
+
+  clear(): void { this.items = []; this.next = 0; this.clears++; }
 }
 
 /** Told of each request as it is logged (the live tail), and when the log is cleared. */
 export interface LogListener { logged(entry: RequestLogEntry): void; cleared(): void }
 
-interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Array<() => void>; listeners: Set<LogListener> }
+export interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Array<() => void>; listeners: Set<LogListener> }
 
 // Keyed by the Workspace object, so two servers (or a deleted and re-created workspace) in one
 // process never share a log.
 const traffic = new WeakMap<Workspace, WorkspaceTraffic>();
 
-function trafficOf(ws: Workspace, size: number): WorkspaceTraffic {
+/** A workspace's log, if it has one yet. */
+export function existingTraffic(ws: Workspace): WorkspaceTraffic | undefined { return traffic.get(ws); }
+
+export function trafficOf(ws: Workspace, size: number): WorkspaceTraffic {
   let t = traffic.get(ws);
   if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [], listeners: new Set() }; traffic.set(ws, t); }
   return t;
@@ -100,7 +143,8 @@ export function redactUrl(url: string): string {
 
 /** What the log keeps of a request while it runs; one object per request, read back by one
  *  shared listener (no closures allocated per request). */
-interface Pending { t: WorkspaceTraffic; req: Request; started: number; wall: number; counted: boolean; done: boolean }
+// `responseText` is set by the JSON writer (core/http.ts writeJsonText) with the text it sends.
+interface Pending { t: WorkspaceTraffic; req: Request; started: number; wall: number; counted: boolean; done: boolean; responseText: string | undefined }
 
 const PENDING = REQUEST_LOG;
 
@@ -110,7 +154,7 @@ function onResponseDone(this: Response): void {
   p.done = true;
   const t = p.t;
   if (p.counted && --t.inflight === 0 && t.idle.length) for (const wake of t.idle.splice(0)) wake();
-  record(t, p.req, this.statusCode, p.started, p.wall);
+  record(t, p.req, this.statusCode, p.started, p.wall, p.responseText);
 }
 
 /** The workspace API's first middleware: counts the request as in flight until its response
@@ -124,7 +168,7 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
     const t = trafficOf(ws, size);
     const counted = !ws.busy;
     if (counted) t.inflight++;
-    (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false };
+    (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false, responseText: undefined };
     // 'close' follows every response, once: after 'finish' when it was sent, alone when the
     // client left. `on`, not `once`: no wrapper closure per request (onResponseDone runs once).
     res.on('close', onResponseDone);
@@ -132,16 +176,36 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
   };
 }
 
-function record(t: WorkspaceTraffic, req: Request, status: number, started: number, wall: number): void {
+/** A response text kept up to this size by reference; a longer one only by a copy of its head
+ *  (a slice would keep the whole string alive), so the ring holds a bounded amount. */
+const KEPT_RESPONSE_TEXT = 128 * 1024;
+
+function keptResponseText(text: string | undefined): string | undefined {
+  if (text === undefined || text.length <= KEPT_RESPONSE_TEXT) return text;
+  return Buffer.from(text.slice(0, BODY_LIMIT + 1)).toString();
+}
+
+function keptRequestBody(req: Request): unknown {
+  const length = req.headers['content-length'];
+  if (length === undefined || length === '0') return undefined;
+  return Number(length) > KEPT_REQUEST_BODY_LIMIT ? undefined : req.body;
+}
+
+function record(t: WorkspaceTraffic, req: Request, status: number, started: number, wall: number, responseText: string | undefined): void {
+  const seq = ++t.log.seq;
   const entry: StoredEntry = {
-    _id: `r${++t.log.seq}`,
+    _id: `r${seq}`,
+    seq,
     method: req.method,
     path: redactUrl(req.originalUrl),
     status,
     durationMs: Math.round((performance.now() - started) * 100) / 100,
     wall,
     accessRule: req.accessRule,
+    console: req.headers['x-homebase-console'] !== undefined ? true : undefined,
     headers: req.headers,
+    body: keptRequestBody(req),
+    responseText: keptResponseText(responseText),
   };
   t.log.push(entry);
   // Only a tail being watched costs anything here (one size check otherwise).
@@ -161,7 +225,7 @@ export function requestLog(ws: Workspace): RequestLogEntry[] {
 /** One logged request with its headers (credentials hidden), or undefined. */
 export function requestDetail(ws: Workspace, id: string): RequestLogDetail | undefined {
   const e = traffic.get(ws)?.log.find(id);
-  return e && { ...publicEntry(e), headers: maskHeaders(e.headers) };
+  return e && detailOf(e);
 }
 
 export function clearRequestLog(ws: Workspace): void {

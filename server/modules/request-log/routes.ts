@@ -9,10 +9,11 @@ import type { FieldType } from '../../shared/models.js';
 import { ApiError } from '../../core/errors.js';
 import { requestDetail, requestLog } from './request-log.js';
 import { endTails, tailHandler } from './tail.js';
+import { startLogFiles } from './log-file.js';
 
 /** Filter coercion for request-log entries (`filter[status]=401` matches the number). */
 const REQUEST_TYPES: Record<string, FieldType> = {
-  _id: 'string', method: 'string', path: 'string', status: 'integer', durationMs: 'number', time: 'date', accessRule: 'string',
+  _id: 'string', method: 'string', path: 'string', status: 'integer', durationMs: 'number', time: 'date', accessRule: 'string', console: 'boolean',
 };
 
 export const requestLogModule: Module = {
@@ -37,6 +38,7 @@ export const requestLogModule: Module = {
   },
 
   async start(ctx: AppContext) {
+    await startLogFiles(ctx);
     await ctx.registry.listen({ closing: (ws) => endTails(ctx, ws), deleted: (ws) => endTails(ctx, ws) });
     ctx.closers.push(() => endTails(ctx));
   },
