@@ -23,10 +23,22 @@ export function outboxStore(ws: Workspace): Promise<Store> {
 // increasing stamps so that the order stays the order of sending.
 const lastStamp = new Map<string, number>();
 
+const listeners = new WeakMap<Workspace, Set<() => void>>();
+
+/** Calls `fn` after each email written to `ws`'s outbox by this process; returns the unsubscribe. */
+export function onEmail(ws: Workspace, fn: () => void): () => void {
+  let set = listeners.get(ws);
+  if (!set) { set = new Set(); listeners.set(ws, set); }
+  set.add(fn);
+  return () => { set.delete(fn); };
+}
+
 export async function sendEmail(ws: Workspace, email: { type: string; to: string; subject: string; text: string; [key: string]: unknown }): Promise<OutboxEmail> {
   const store = await outboxStore(ws);
   const stamp = Math.max(Date.now(), (lastStamp.get(ws.id) ?? 0) + 1);
   lastStamp.set(ws.id, stamp);
   const doc: OutboxEmail = { ...email, _id: newId(), createdAt: new Date(stamp).toISOString() };
-  return (await store.insert(doc)) as OutboxEmail;
+  const stored = (await store.insert(doc)) as OutboxEmail;
+  for (const fn of [...listeners.get(ws) ?? []]) fn();
+  return stored;
 }

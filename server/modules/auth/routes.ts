@@ -11,7 +11,7 @@ import { changeUser } from '../users/service.js';
 import { ChangePasswordBody, ForgotBody, LoginBody, LogoutBody, ME_READ_ONLY, RefreshBody, REGISTER_READ_ONLY, RegisterBody, ResetBody, UpdateMeBody } from './schemas.js';
 import * as auth from './service.js';
 import { LoginLimiter } from './rate-limit.js';
-import { outboxStore } from './outbox.js';
+import { findOrWait, linksAndCodes, parseTo, parseWait, stopWaits } from './outbox-wait.js';
 
 // One limiter per server (two servers in one process never share counts).
 const limiters = new WeakMap<AppContext, LoginLimiter>();
@@ -93,17 +93,21 @@ export const authModule: Module = {
   async start(ctx: AppContext) {
     // Reset, snapshot restore and import start the workspace afresh: its failed-login counts too.
     const limiter = limiterOf(ctx);
+    stopWaits(ctx);
     await ctx.registry.listen({
       replaced: (ws) => limiter.clearWorkspace(ws.id),
       deleted: (ws) => limiter.clearWorkspace(ws.id),
     });
   },
 
-  consoleRoutes(router: Router) {
+  consoleRoutes(router: Router, ctx: AppContext) {
     router.get('/workspaces/:appId/outbox', async (req, res) => {
+      const wait = parseWait(req.query.wait);
+      const to = parseTo(req.query.to);
       const q = parseListQuery(req.query as Record<string, unknown>, { defaultSort: [{ path: 'createdAt', dir: -1 }] });
-      const { data, total } = await (await outboxStore(req.ws)).find(q);
-      res.json({ data, meta: listMeta(total, q) });
+      if (to !== undefined) q.conditions.push({ path: 'to', op: '$eq', values: [to] });
+      const { data, total } = await findOrWait(ctx, req.ws, q, wait, req);
+      res.json({ data: data.map((d) => ({ ...d, ...linksAndCodes(d) })), meta: listMeta(total, q) });
     });
   },
 };
