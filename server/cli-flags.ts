@@ -36,6 +36,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: 'login-rate-limit', type: 'string', value: 'N', default: '10', env: 'HOMEBASE_LOGIN_RATE_LIMIT', help: 'failed logins per email per minute before 429; 0 turns the limit off' },
   { name: 'webhook-retry-delays', type: 'string', value: 'MS,...', default: '1000,5000,30000,120000', env: 'HOMEBASE_WEBHOOK_RETRY_DELAYS', help: `delays before each webhook retry (up to ${MAX_RETRIES}, each up to ${MAX_RETRY_DELAY} ms); 'none': no retries` },
   { name: 'webhook-timeout', type: 'string', value: 'MS', default: '10000', env: 'HOMEBASE_WEBHOOK_TIMEOUT', help: `how long a webhook delivery waits for an answer (1 to ${MAX_WEBHOOK_TIMEOUT})` },
+  { name: 'realtime-max-sockets', type: 'string', value: 'N', default: '100', env: 'HOMEBASE_REALTIME_MAX_SOCKETS', help: 'realtime sockets one user (or anonymous client address) may hold open per workspace; 0: no bound' },
   { name: 'upload-limit', type: 'string', value: 'BYTES', default: '52428800 (50 MiB)', env: 'HOMEBASE_UPLOAD_LIMIT', help: 'largest simple (multipart) upload; larger files go through tus' },
   { name: 'json-limit', type: 'string', value: 'BYTES', default: '1048576 (1 MiB)', env: 'HOMEBASE_JSON_LIMIT', help: `largest JSON body (up to ${MAX_BODY})` },
   { name: 'import-limit', type: 'string', value: 'BYTES', default: '268435456 (256 MiB)', env: 'HOMEBASE_IMPORT_LIMIT', help: 'largest dump POSTed to /api/workspaces/{id}/import' },

@@ -74,6 +74,7 @@ export function serveOptions(args: string[], env: NodeJS.ProcessEnv = process.en
     loginRateLimit: int('login-rate-limit', values['login-rate-limit'], 0, 1_000_000),
     webhookRetryDelays: delays(values['webhook-retry-delays']),
     webhookTimeout: int('webhook-timeout', values['webhook-timeout'], 1, MAX_WEBHOOK_TIMEOUT),
+    realtimeMaxSockets: int('realtime-max-sockets', values['realtime-max-sockets'], 0, 1_000_000),
     uploadLimit: int('upload-limit', values['upload-limit'], 1, Number.MAX_SAFE_INTEGER),
     jsonLimit: int('json-limit', values['json-limit'], 1, MAX_BODY),
     importLimit: int('import-limit', values['import-limit'], 1, MAX_BODY),

@@ -47,6 +47,8 @@ export interface ServerOptions {
   /** Realtime: ping interval in ms (default 30 s) and the send buffer above which a slow socket is closed (default 4 MiB). */
   realtimePingInterval?: number;
   realtimeMaxBuffered?: number;
+  /** Realtime: sockets one user (or, anonymous, one client address) may hold open in a workspace at once (default 100; 0 = no bound). */
+  realtimeMaxSockets?: number;
 }
 
 export interface ServerConfig {
@@ -77,6 +79,7 @@ export interface ServerConfig {
   compactEvery: number;
   realtimePingInterval: number;
   realtimeMaxBuffered: number;
+  realtimeMaxSockets: number;
   version: string;
 }
 
@@ -115,6 +118,7 @@ export function checkOptions(options: ServerOptions): void {
     throw new ConfigError(`bcryptCost ${options.bcryptCost} is below ${MIN_BCRYPT_COST}: allowed only in a test run (VITEST or NODE_ENV=test) or with allowInsecureBcryptCost`);
   }
   integer('webhookTimeout', options.webhookTimeout, 1, MAX_WEBHOOK_TIMEOUT);
+  integer('realtimeMaxSockets', options.realtimeMaxSockets, 0, 1_000_000);
   if (options.webhookRetryDelays !== undefined) {
     if (!Array.isArray(options.webhookRetryDelays) || options.webhookRetryDelays.length > MAX_RETRIES) {
       throw new ConfigError(`webhookRetryDelays must be an array of at most ${MAX_RETRIES} delays in ms`);
@@ -165,6 +169,7 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     compactEvery: options.compactEvery ?? 10 * 60 * 1000,
     realtimePingInterval: options.realtimePingInterval ?? 30_000,
     realtimeMaxBuffered: options.realtimeMaxBuffered ?? 4 * MiB,
+    realtimeMaxSockets: options.realtimeMaxSockets ?? 100,
     version: VERSION,
   };
 }

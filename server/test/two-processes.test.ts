@@ -59,6 +59,29 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
     }
   });
 
+  it('a session ended through one closes its sockets on the other at once', async () => {
+    // Listening only: no frame is sent after subscribing, and the heartbeat is 30 s away.
+    const u = await a.user('Two-server user');
+    const admin = await a.user('Two-server admin', { role: 'admin' });
+    const imp = await a.req('POST', `/auth/impersonate/${u._id}`, { token: admin.token });
+    expect(imp.status).toBe(200);
+    const channel = await a.req('POST', '/chats/channels', { token: u.token, body: { name: 'two servers' } });
+    expect(channel.status).toBe(201);
+    const own = await TestSocket.open(realtimeUrl(b.api, u.token));
+    const impersonated = await TestSocket.open(realtimeUrl(b.api, imp.body.token));
+    try {
+      for (const s of [own, impersonated]) expect(await s.subscribe(`chat:${channel.body._id}`)).toMatchObject({ type: 'subscribed' });
+      expect((await a.req('POST', '/auth/logout', { token: u.token, body: {} })).status).toBe(204);
+      expect((await own.waitClose()).code).toBe(1008);
+      expect(impersonated.closed).toBeUndefined();
+      expect((await a.req('PATCH', `/users/${admin._id}`, { body: { role: 'user' } })).status).toBe(200);
+      expect((await impersonated.waitClose()).code).toBe(1008);
+    } finally {
+      own.close();
+      impersonated.close();
+    }
+  });
+
   it('a webhook is delivered once, though both servers know it', async () => {
     const hook = await a.req('POST', '/webhooks', { body: { name: 'once', url: `${rx.url}/hook`, events: ['record.created'], active: true } });
     expect(hook.status).toBe(201);

@@ -10,6 +10,7 @@ import { ApiError } from '../../core/errors.js';
 import { newId, nowIso } from '../../core/ids.js';
 import { publicUser, type UserDoc } from '../users/repo.js';
 import type { User } from '../../shared/models.js';
+import { sessionsEnded } from './session-ends.js';
 
 export interface SessionDoc {
   _id: string;
@@ -84,7 +85,7 @@ const refreshExpiry = (settings: TokenSettings) => new Date(Date.now() + setting
 /** Starts a session for a user and returns the login result. */
 export async function createSession(ws: Workspace, user: UserDoc, settings: TokenSettings, impersonatedBy?: string): Promise<LoginResult> {
   const store = await sessionsStore(ws);
-  await purgeExpiredSessions(store, user._id);
+  await purgeExpiredSessions(ws, store, user._id);
   const refreshToken = newRefreshToken();
   const now = nowIso();
   const session: SessionDoc = {
@@ -185,17 +186,17 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
     const session = (await store.get(found._id)) as SessionDoc | undefined;
     if (!session || session.revoked) throw ApiError.unauthorized('Invalid refresh token');
     if (session.refreshHash !== hash) {
-      await store.remove(session._id);
+      await endSession(ws, store, session._id);
       throw ApiError.unauthorized('Refresh token already used; the session has been ended');
     }
     if (Date.parse(session.expiresAt) <= Date.now()) {
-      await store.remove(session._id);
+      await endSession(ws, store, session._id);
       throw ApiError.unauthorized('Refresh token expired; sign in again');
     }
     const users = await ws.store('users');
     const user = (await users.get(session.userId)) as UserDoc | undefined;
     if (!user || await impersonationLapsed(users, session)) {
-      await store.remove(session._id);
+      await endSession(ws, store, session._id);
       throw ApiError.unauthorized('User no longer exists');
     }
     const next = newRefreshToken();
@@ -220,22 +221,36 @@ export async function sessionOfRefreshToken(ws: Workspace, refreshToken: string)
 /** Ends one session: its access and refresh tokens stop working at once. Ended sessions are
  *  deleted, not kept: a missing session answers 401 exactly as a revoked one would. */
 export async function revokeSession(ws: Workspace, sessionId: string): Promise<void> {
-  await (await sessionsStore(ws)).remove(sessionId);
+  await endSession(ws, await sessionsStore(ws), sessionId);
+}
+
+/** Removes a session and says so (session-ends.ts), so that its sockets close at once. */
+async function endSession(ws: Workspace, store: Store, sessionId: string): Promise<void> {
+  await store.remove(sessionId);
+  sessionsEnded(ws, { sessions: [sessionId] });
 }
 
 /** Revokes sessions of a user (all, or all but one). */
 export async function revokeUserSessions(ws: Workspace, userId: string, exceptSessionId?: string): Promise<void> {
   const store = await sessionsStore(ws);
-  for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
-    if (s._id === exceptSessionId) continue;
-    await store.remove(s._id);
+  const ended: string[] = [];
+  try {
+    for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
+      if (s._id === exceptSessionId) continue;
+      await store.remove(s._id);
+      ended.push(s._id);
+    }
+  } finally {
+    sessionsEnded(ws, { sessions: ended });
   }
 }
 
 /** Drops a user's sessions whose refresh token has expired (called when a new one starts). */
-async function purgeExpiredSessions(store: Store, userId: string): Promise<void> {
+async function purgeExpiredSessions(ws: Workspace, store: Store, userId: string): Promise<void> {
   const now = Date.now();
+  const ended: string[] = [];
   for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
-    if (s.revoked || Date.parse(s.expiresAt) <= now) await store.remove(s._id);
+    if (s.revoked || Date.parse(s.expiresAt) <= now) { await store.remove(s._id); ended.push(s._id); }
   }
+  sessionsEnded(ws, { sessions: ended });
 }

@@ -50,13 +50,19 @@ export async function checkSession(client: Client): Promise<boolean> {
  *  session first, then every subscription. */
 export async function revalidate(hub: Hub, client: Client): Promise<void> {
   if (client.closed) return;
-  if (!(await checkSession(client))) return hub.close(client, 1008, 'Session ended; sign in again');
-  for (const topic of [...client.topics]) {
-    try {
-      await checkTopic(client, topic);
-    } catch (err) {
-      hub.unsubscribe(client, topic, toApiError(err).message);
+  // Events met meanwhile wait for the outcome instead of going out on the old rights.
+  hub.hold(client);
+  try {
+    if (!(await checkSession(client))) return hub.close(client, 1008, 'Session ended; sign in again');
+    for (const topic of [...client.topics]) {
+      try {
+        await checkTopic(client, topic);
+      } catch (err) {
+        hub.unsubscribe(client, topic, toApiError(err).message);
+      }
     }
+  } finally {
+    hub.release(client);
   }
 }
 

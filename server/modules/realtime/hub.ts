@@ -20,7 +20,16 @@ export interface Client {
   /** Client frames received but not yet handled (reading pauses above a bound). */
   pending: number;
   queue: Promise<void>;
+  /** Who the socket counts against for the per-principal bound (`user:<id>` or `addr:<ip>`). */
+  principal?: string;
+  /** While the socket's session or access is being re-checked, its events wait here, then go
+   *  out judged with the outcome (so none reaches it on rights it no longer has, and none is
+   *  lost to a check that finds nothing changed). */
+  held?: Held[];
+  holds?: number;
 }
+
+interface Held { topic: string; frame: Buffer; may: (c: Client) => boolean }
 
 /** Server frames. `id` echoes the client frame's `id` when it had one. */
 export type ServerFrame =
@@ -70,6 +79,27 @@ export class Hub {
   }
 
   clientsOf(wsId: string): Client[] { return [...(this.spaces.get(wsId)?.clients ?? [])]; }
+
+  /** Open sockets of one principal in a workspace. */
+  countOf(wsId: string, principal: string): number {
+    let n = 0;
+    for (const c of this.spaces.get(wsId)?.clients ?? []) if (c.principal === principal) n++;
+    return n;
+  }
+
+  /** Holds the client's events until `release` (nested holds release on the last one). */
+  hold(client: Client): void {
+    client.holds = (client.holds ?? 0) + 1;
+    client.held ??= [];
+  }
+
+  /** Sends what was held, judged now: only for topics still followed and records still readable. */
+  release(client: Client): void {
+    if (!client.holds || --client.holds > 0) return;
+    const held = client.held ?? [];
+    client.held = undefined;
+    for (const h of held) if (client.topics.has(h.topic) && h.may(client)) this.send(client, h.frame);
+  }
 
   all(): Client[] { return [...this.spaces.values()].flatMap((s) => [...s.clients]); }
 
@@ -124,7 +154,10 @@ export class Hub {
     if (!subscribers?.size) return;
     // Serialised once for every recipient.
     const frame = Buffer.from(JSON.stringify({ type: 'event', topic, event: event.type, data: event.data }));
-    for (const c of [...subscribers]) if (may(c)) this.send(c, frame);
+    for (const c of [...subscribers]) {
+      if (c.held) c.held.push({ topic, frame, may });
+      else if (may(c)) this.send(c, frame);
+    }
   }
 
   private unlink(space: WorkspaceClients, client: Client, topic: string): void {

@@ -139,8 +139,7 @@ describe('chat topics', () => {
     const d = await open(dave);
     expect(await d.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
     await revokeUserSessions(t.srv.ctx.registry.require('demo'), dave._id);
-    expect(await d.subscribe(`chat:${id}`)).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
-    expect((await d.waitClose()).code).toBe(1008);
+    expect((await d.waitClose()).code).toBe(1008); // at once, without waiting for a frame or a ping
   });
 });
 
@@ -153,7 +152,6 @@ describe('sessions and users', () => {
     const id = await channel({ _id: reg.body.user._id, name: 'Leaver', email: '', password: 'password-123', token: reg.body.token });
     expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
     expect((await t.req('POST', '/auth/logout', { token: reg.body.token })).status).toBe(204);
-    expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
     expect((await s.waitClose()).code).toBe(1008);
   });
 
@@ -168,7 +166,6 @@ describe('sessions and users', () => {
     expect(await s.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
     expect((await t.req('PUT', `/users/${second._id}`, { body: { role: 'user' } })).status).toBe(200);
     expect((await t.req('GET', '/auth/me', { token: imp.body.token })).status).toBe(401);
-    expect(await s.request({ type: 'unsubscribe', topic: `chat:${id}` })).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
     expect((await s.waitClose()).code).toBe(1008);
   });
 

@@ -14,6 +14,8 @@ import { logger } from '../../core/logger.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { Hub, type Client } from './hub.js';
 import { checkSession, handleFrame, revalidate } from './frames.js';
+import { endsSession, onSessionsEnded, SESSION_END_TOPIC, type SessionEnd } from '../auth/session-ends.js';
+import { socketCapError, principalOf } from './socket-cap.js';
 
 const PATH = /^\/api\/app\/([^/]+)\/realtime\/?$/;
 /** Client frames queued per socket before reading from it pauses. */
@@ -62,11 +64,16 @@ export const realtimeModule: Module = {
       const token = url.searchParams.get('token') ?? bearerToken(req as Request);
       const auth = token ? await authenticateToken(ws, token) : null;
       if (stopping || ctx.registry.get(appId) !== ws) throw ApiError.notFound('Workspace', appId);
-      wss.handleUpgrade(req, socket, head, (socket) => connect(ws, auth, socket));
+      // The bound on sockets per principal: the check and the socket's registration run in one
+      // turn (the upgrade completes synchronously), so parallel upgrades cannot overshoot it.
+      const principal = principalOf(auth, req);
+      const max = ctx.config.realtimeMaxSockets;
+      if (max > 0 && hub.countOf(ws.id, principal) >= max) throw socketCapError(max, !!auth);
+      wss.handleUpgrade(req, socket, head, (socket) => connect(ws, auth, socket, principal));
     };
 
-    const connect = (ws: Workspace, auth: AuthInfo | null, socket: WebSocket) => {
-      const client: Client = { socket, ws, auth, topics: new Set(), alive: true, closed: false, pending: 0, queue: Promise.resolve() };
+    const connect = (ws: Workspace, auth: AuthInfo | null, socket: WebSocket, principal: string) => {
+      const client: Client = { socket, ws, auth, principal, topics: new Set(), alive: true, closed: false, pending: 0, queue: Promise.resolve() };
       hub.add(client);
       socket.on('pong', () => { client.alive = true; });
       socket.on('error', () => undefined); // a close follows
@@ -116,6 +123,20 @@ export const realtimeModule: Module = {
       }
     });
 
+    // A session that ends closes its sockets at once (before the call that ended it answers, in
+    // this process; as soon as the relay brings the news, in the others on the same database).
+    const endSessions = (wsId: string, end: SessionEnd, same?: Workspace) => {
+      for (const c of hub.clientsOf(wsId)) {
+        if ((!same || c.ws === same) && c.auth && endsSession(end, c.auth)) hub.close(c, 1008, 'Session ended; sign in again');
+      }
+    };
+    const unsubscribeEnds = onSessionsEnded((ws, end) => endSessions(ws.id, end, ws));
+    // From another process; without data, messages may have been missed: every socket is re-checked.
+    ctx.registry.database?.hear(SESSION_END_TOPIC, async (ws, data) => {
+      if (data) return endSessions(ws.id, data as SessionEnd);
+      await Promise.all(hub.clientsOf(ws.id).map((c) => revalidate(hub, c)));
+    });
+
     // Heartbeat: a socket that did not answer the previous ping is gone; live ones get their
     // session re-checked, so a logout ends its sockets within one interval.
     const heartbeat = setInterval(() => {
@@ -147,6 +168,7 @@ export const realtimeModule: Module = {
       stopping = true;
       clearInterval(heartbeat);
       unsubscribeBus();
+      unsubscribeEnds();
       await closeAll(hub.all(), 1001, 'Server shutting down');
       wss.close();
     });

@@ -9,6 +9,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, usersStore, type NewUser, type UserDoc, type UserPatch } from './repo.js';
 import { revokeUserSessions } from '../auth/sessions.js';
 import { dropResetTokens } from '../auth/recovery.js';
+import { sessionsEnded } from '../auth/session-ends.js';
 
 type UserEvent = 'user.created' | 'user.updated' | 'user.deleted';
 
@@ -55,7 +56,11 @@ async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch
     throw ApiError.conflict('The workspace must keep at least one administrator', { field: 'role' });
   }
   const user = await updateUser(ws, id, patch, ctx.config.bcryptCost);
-  if (current.role === 'admin' && user.role !== 'admin') await moveFirstAdmin(ws, id);
+  if (current.role === 'admin' && user.role !== 'admin') {
+    // His impersonations end with his admin rights (REST refuses their tokens from now on).
+    sessionsEnded(ws, { impersonators: [id] });
+    await moveFirstAdmin(ws, id);
+  }
   if (patch.password !== undefined) {
     await revokeUserSessions(ws, id, options.keepSessionId);
     await dropResetTokens(ws, id);
@@ -76,6 +81,7 @@ async function applyUserRemoval(ctx: AppContext, ws: Workspace, id: string, acto
   }
   const removed = await deleteUser(ws, id);
   if (!removed) throw ApiError.notFound('User', id);
+  sessionsEnded(ws, { users: [id], impersonators: [id] });
   await moveFirstAdmin(ws, id);
   await revokeUserSessions(ws, id);
   await dropResetTokens(ws, id);
