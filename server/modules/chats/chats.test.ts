@@ -146,6 +146,41 @@ describe('members', () => {
     expect(after.body).toMatchObject({ _owner: bob._id, members: [bob._id, carol._id] });
     expect((await t.req('PUT', `/chats/channels/${c._id}`, { ...as(bob), body: { name: 'mine now' } })).status).toBe(200);
   });
+
+  it('leaving as the last member ends every right of the former owner', async () => {
+    const c = await group(alice);
+    expect((await t.req('DELETE', `/chats/${c._id}/members/${alice._id}`, as(alice))).status).toBe(204);
+    // An admin brings Bob and Carol in; the channel goes on without Alice.
+    expect((await t.req('POST', `/chats/${c._id}/members`, { body: { userId: bob._id } })).status).toBe(201);
+    expect((await t.req('POST', `/chats/${c._id}/members`, { body: { userId: carol._id } })).status).toBe(201);
+    const secret = await t.req('POST', `/chats/${c._id}/messages`, { ...as(bob), body: { text: 'after Alice left' } });
+    expect(secret.status).toBe(201);
+    // Alice cannot re-add herself (as owner or at all), read, post, change, or remove anyone.
+    expect((await t.req('POST', `/chats/${c._id}/members`, { ...as(alice), body: { userId: alice._id } })).status).toBe(403);
+    expect((await t.req('GET', `/chats/${c._id}/messages`, as(alice))).status).toBe(403);
+    expect((await t.req('GET', `/chats/messages/${secret.body._id}`, as(alice))).status).toBe(403);
+    expect((await t.req('POST', `/chats/${c._id}/messages`, { ...as(alice), body: { text: 'hi' } })).status).toBe(403);
+    expect((await t.req('PATCH', `/chats/channels/${c._id}`, { ...as(alice), body: { members: [alice._id] } })).status).toBe(403);
+    expect((await t.req('DELETE', `/chats/${c._id}/members/${bob._id}`, as(alice))).status).toBe(403);
+    expect((await t.req('DELETE', `/chats/channels/${c._id}`, as(alice))).status).toBe(403);
+    // The first member added after the channel was left empty owns it now.
+    const channel = (await t.req('GET', `/chats/channels/${c._id}`, as(bob))).body;
+    expect(channel).toMatchObject({ _owner: bob._id, members: [bob._id, carol._id] });
+    const owners = (await t.req('GET', `/chats/${c._id}/members?filter[role]=owner`, as(bob))).body.data;
+    expect(owners.map((m: { userId: string }) => m.userId)).toEqual([bob._id]);
+    expect((await t.req('GET', `/chats/${c._id}/members`, as(bob))).body.data.map((m: { userId: string }) => m.userId)).toEqual([bob._id, carol._id]);
+  });
+
+  it('an empty channel keeps no owner rights while nobody is in it', async () => {
+    const c = await group(carol);
+    expect((await t.req('DELETE', `/chats/${c._id}/members/${carol._id}`, as(carol))).status).toBe(204);
+    expect((await t.req('POST', `/chats/${c._id}/members`, { ...as(carol), body: { userId: carol._id } })).status).toBe(403);
+    expect((await t.req('PUT', `/chats/channels/${c._id}`, { ...as(carol), body: { name: 'mine again' } })).status).toBe(403);
+    // An admin may give it members again (PUT), and the longest-standing one is the owner.
+    const put = await t.req('PUT', `/chats/channels/${c._id}`, { body: { members: [bob._id, alice._id] } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ _owner: bob._id, members: [bob._id, alice._id] });
+  });
 });
 
 describe('messages', () => {

@@ -50,8 +50,21 @@ function assertMember(channel: ChannelDoc, auth: AuthInfo) {
   if (!canAccessChannel(channel, auth)) throw ApiError.forbidden('Only members of this channel may do this');
 }
 
+/** The owner's rights last only while he is a member: leaving ends every right in the channel. */
+function isOwner(channel: ChannelDoc, userId: string): boolean {
+  return channel._owner === userId && isMember(channel, userId);
+}
+
 function assertOwnerOrAdmin(channel: ChannelDoc, auth: AuthInfo, what: string) {
-  if (!auth.isAdmin && channel._owner !== auth.userId) throw ApiError.forbidden(`Only the channel owner or an administrator may ${what}`);
+  if (!auth.isAdmin && !isOwner(channel, auth.userId)) throw ApiError.forbidden(`Only the channel owner or an administrator may ${what}`);
+}
+
+/** The owner a channel has after its member list changed: the current one while he stays a
+ *  member, otherwise the longest-standing member (a channel left empty keeps the last owner's id,
+ *  which grants nothing: a member added later by an admin becomes the owner). */
+function ownerAfter(channel: ChannelDoc, memberships: Membership[]): string {
+  if (memberships.some((m) => m.userId === channel._owner) && isMember(channel, channel._owner)) return channel._owner;
+  return memberships[0]?.userId ?? channel._owner;
 }
 
 /** Dedupes ids and checks that each names a user; 422 on `field` otherwise. */
@@ -129,10 +142,11 @@ export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, 
     if (body.members !== undefined) {
       if (channel.type === 'direct') throw ApiError.invalidField('members', 'invalid', 'The members of a direct channel cannot be changed');
       const wanted = (await existingUsers(ws, body.members, 'members')).filter((u) => u !== channel._owner);
-      const members = channel.members.includes(channel._owner) ? [channel._owner, ...wanted] : wanted;
+      const members = isMember(channel, channel._owner) ? [channel._owner, ...wanted] : wanted;
       const joined = new Map(channel.memberships.map((m) => [m.userId, m.joinedAt]));
       next.members = members;
       next.memberships = members.map((userId) => ({ userId, joinedAt: joined.get(userId) ?? next.updatedAt }));
+      next._owner = ownerAfter(channel, next.memberships);
     }
     const saved = publicChannel(await saveChannel(ws, next));
     publish(ctx, ws, 'channel.updated', saved, opts);
@@ -155,7 +169,7 @@ export async function deleteChannel(ctx: AppContext, ws: Workspace, id: string, 
 
 async function memberEntry(ws: Workspace, channel: ChannelDoc, m: Membership): Promise<MemberEntry> {
   const user = await findUser(ws, m.userId);
-  return { userId: m.userId, name: user?.name ?? '', role: m.userId === channel._owner ? 'owner' : 'member', joinedAt: m.joinedAt };
+  return { userId: m.userId, name: user?.name ?? '', role: isOwner(channel, m.userId) ? 'owner' : 'member', joinedAt: m.joinedAt };
 }
 
 export async function listMembers(_ctx: AppContext, ws: Workspace, channelId: string, query: StoreQuery, opts: ServiceOpts): Promise<ListResult<Record<string, unknown>>> {
@@ -175,8 +189,9 @@ export async function addMember(ctx: AppContext, ws: Workspace, channelId: strin
     if (isMember(channel, userId)) throw ApiError.conflict(`User '${userId}' is already a member of this channel`, { field: 'userId' });
     const now = nowIso();
     const membership = { userId, joinedAt: now };
+    const memberships = [...channel.memberships, membership];
     const saved = await saveChannel(ws, {
-      ...channel, members: [...channel.members, userId], memberships: [...channel.memberships, membership], updatedAt: now,
+      ...channel, members: [...channel.members, userId], memberships, _owner: ownerAfter(channel, memberships), updatedAt: now,
     });
     publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
     return memberEntry(ws, saved, membership);
@@ -191,9 +206,8 @@ export async function removeMember(ctx: AppContext, ws: Workspace, channelId: st
     if (userId !== opts.auth.userId) assertOwnerOrAdmin(channel, opts.auth, 'remove other members');
     if (!isMember(channel, userId)) throw ApiError.notFound('Member', userId);
     const memberships = channel.memberships.filter((m) => m.userId !== userId);
-    const owner = channel._owner === userId && memberships.length ? memberships[0].userId : channel._owner;
     const saved = await saveChannel(ws, {
-      ...channel, members: channel.members.filter((u) => u !== userId), memberships, _owner: owner, updatedAt: nowIso(),
+      ...channel, members: channel.members.filter((u) => u !== userId), memberships, _owner: ownerAfter(channel, memberships), updatedAt: nowIso(),
     });
     publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
   });
