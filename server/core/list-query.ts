@@ -24,7 +24,20 @@ export interface ListQueryOptions {
 
 type RawQuery = Record<string, unknown>;
 
+/** Where a second face of the API puts its additions to a list query (`or` groups, cursors) on
+ *  the raw query object: a symbol, which no query string can hold, so lists asked for without
+ *  it parse exactly as before. */
+export const LIST_EXTENSION = Symbol('listExtension');
+
+export interface ListExtension {
+  /** The query-string keys it reads itself (the parser skips them). */
+  owns(key: string): boolean;
+  /** Adds to the parsed query. */
+  extend(query: RawQuery, q: StoreQuery, options: ListQueryOptions): void;
+}
+
 export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}): StoreQuery {
+  const extension = (query as { [LIST_EXTENSION]?: ListExtension })[LIST_EXTENSION];
   const limit = parseLimit(query.limit);
   const offset = parseNonNegative(query.offset, 'offset', 0);
   const sort = query.sort === undefined || query.sort === '' ? (options.defaultSort ?? []) : parseSort(single(query.sort, 'sort'));
@@ -33,14 +46,16 @@ export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}):
   const entries = Object.entries(query);
   checkListLimit('filters', entries.filter(([key]) => key.startsWith('filter')).length, 'filter');
   for (const [key, raw] of entries) {
-    if (!key.startsWith('filter')) continue;
+    if (!key.startsWith('filter') || extension?.owns(key)) continue;
     const m = FILTER_KEY.exec(key);
     if (!m) throw ApiError.badRequest(`Malformed filter parameter '${key}'; use filter[field]=value or filter[field][$op]=value`);
     const [, path, op = '$eq'] = m;
     assertPath(path, 'filter');
     conditions.push(buildCondition(path, op, single(raw, key), options.typeOf));
   }
-  return { conditions, sort, limit, offset, fields };
+  const q: StoreQuery = { conditions, sort, limit, offset, fields };
+  extension?.extend(query, q, options);
+  return q;
 }
 
 /** Conditions from a stored object filter (views): `{ role: "admin", age: { "$gte": 25 } }`. */
@@ -82,7 +97,7 @@ export function listMeta(total: number, q: Pick<StoreQuery, 'limit' | 'offset'>)
   return { total, limit: q.limit, offset: q.offset };
 }
 
-function buildCondition(path: string, op: string, raw: unknown, typeOf?: TypeOf): Condition {
+export function buildCondition(path: string, op: string, raw: unknown, typeOf?: TypeOf): Condition {
   if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
     throw ApiError.badRequest(`Unknown filter operator '${op}' on '${path}'; allowed: ${FILTER_OPERATORS.join(' ')}`, { field: path, operator: op });
   }
@@ -168,7 +183,7 @@ function parsePaths(raw: string, name: string): string[] {
   return parts.map((p) => { const t = p.trim(); assertPath(t, name); return t; });
 }
 
-function assertPath(path: string, name: string) {
+export function assertPath(path: string, name: string) {
   checkListLimit('pathLength', path.length, name);
   checkListLimit('pathDepth', path.split('.').length, name);
   if (!PATH.test(path)) throw ApiError.badRequest(`Invalid field path '${path}' in ${name}`, { field: name });
@@ -179,7 +194,7 @@ function assertPath(path: string, name: string) {
   if (reserved) throw ApiError.badRequest(`'${reserved}' cannot be used as a field name in ${name}`, { field: name });
 }
 
-function single(raw: unknown, name: string): string {
+export function single(raw: unknown, name: string): string {
   if (typeof raw === 'string') return raw;
   throw ApiError.badRequest(`'${name}' must be given once, as a string`, { field: name });
 }

@@ -21,6 +21,24 @@ export interface StoreQuery {
   offset: number;
   /** Return only these paths (plus `_id`). */
   fields?: string[];
+  /** `or` groups: every group must hold, a group holds when one of its branches does, and a
+   *  branch holds when all its conditions do. */
+  or?: Condition[][][];
+  /** Keyset paging (see PageWindow); `offset` is not applied when it is set. */
+  window?: PageWindow;
+}
+
+/** A page read by position in the list's order instead of by offset. The order is the query's
+ *  sort (or the store's default), then `_id`, so that no two documents tie. */
+export interface PageWindow {
+  /** Only documents strictly after (or, `backward`, strictly before) these values of the order's
+   *  keys, `_id` last. Absent: from the start of the list (or its end, `backward`). */
+  seek?: unknown[];
+  backward?: boolean;
+  /** Written by the store that ran the query: the order used, the order's values of the first
+   *  and last document of the page (in list order), and whether documents follow the page in
+   *  the direction read. */
+  result?: { keys: SortKey[]; first?: unknown[]; last?: unknown[]; more: boolean };
 }
 
 export interface QueryResult { data: Doc[]; total: number }

@@ -88,7 +88,7 @@ export class DocStore {
    *  reused after it). */
   private generation = 0;
   /** find() answers by query, valid while `generation` is theirs. */
-  private readonly memo = new Map<string, { generation: number; result: QueryResult }>();
+  private readonly memo = new Map<string, { generation: number; result: QueryResult; window?: NonNullable<StoreQuery["window"]>["result"] }>();
   private memoFrom = MEMO_FROM;
   /** Indexes read from the file but not built yet, by key. Until built, the planner does not see
    *  them (queries scan) and writes need not maintain them; each is built from the documents of
@@ -282,13 +282,16 @@ export class DocStore {
     if (this.count < this.memoFrom) return run(query);
     const key = JSON.stringify(query);
     const hit = this.memo.get(key);
-    if (hit && hit.generation === this.generation) return { data: hit.result.data.slice(), total: hit.result.total };
+    if (hit && hit.generation === this.generation) {
+      if (query.window) query.window.result = hit.window;
+      return { data: hit.result.data.slice(), total: hit.result.total };
+    }
     const generation = this.generation;
     const remember = (result: QueryResult) => {
       // An answer worked out over several turns is remembered only if nothing changed meanwhile.
       if (generation === this.generation) {
         if (this.memo.size >= MEMO_MAX) this.memo.clear();
-        this.memo.set(key, { generation, result: { data: result.data.slice(), total: result.total } });
+        this.memo.set(key, { generation, result: { data: result.data.slice(), total: result.total }, window: query.window?.result });
       }
       return result;
     };

@@ -10,6 +10,7 @@
 import model from '@seald-io/nedb/lib/model.js';
 import type { AvlNode, NedbEngine, NedbIndex } from './nedb-types.js';
 import { arrayDocsOf } from './nedb-patches.js';
+import { afterPosition, finishWindow, windowKeys } from './page-window.js';
 
 export { FILTER_OPERATORS, DEFAULT_SORT, numericString, parseIsoDate } from '../shared/query.js';
 export type { Doc, FilterOp, Condition, SortKey, StoreQuery, QueryResult } from '../shared/query.js';
@@ -107,18 +108,32 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
   // A bucket is the index's own array, changed in place by writes: a walk that may pause keeps a copy.
   if (candidates && candidates.length > STEP) candidates = candidates.slice();
   const rest = covered ? q.conditions.filter((c) => c !== covered) : q.conditions;
-  const matchRest = compileMatcher(rest);
-  const matchAll = compileMatcher(q.conditions);
+  const matchRest = compileMatcher(rest, q.or);
+  const matchAll = compileMatcher(q.conditions, q.or);
   const candidateCount = candidates ? candidates.length : totalDocs;
   let all: Doc[] | undefined;
   const pool = () => candidates ?? (all ??= engine.getAllData() as Doc[]);
 
   function* countMatches(): Steps<number> {
-    if (rest.length === 0) return candidateCount;
+    if (rest.length === 0 && !q.or?.length) return candidateCount;
     return yield* countIn(pool(), matchRest);
   }
 
   if (q.limit === 0) return { data: [], total: yield* countMatches() };
+
+  if (q.window) {
+    // Keyset paging: read limit + 1 from the window's position on (walking the first key's
+    // index from that position when it has one), so a page deep in the list costs what the first does.
+    const keys = windowKeys(sort, q.window.backward);
+    const position = q.window.seek;
+    const after = position ? afterPosition(keys, position) : null;
+    const index = orderedIndex(engine, keys[0].path);
+    const read = index && candidateCount > SCAN_THRESHOLD
+      ? yield* scanInOrder(index, keys, after ? (d) => matchAll(d) && after(d) : matchAll, q.offset + q.limit + 1, position ? { key: position[0] } : undefined)
+      : (yield* selectTopSteps(pool(), after ? (d) => matchRest(d) && after(d) : (rest.length || q.or?.length ? matchRest : null), keys, q.offset + q.limit + 1, comparator(keys))).page;
+    const windowPage = finishWindow(q, keys, read.slice(q.offset));
+    return { data: q.fields ? windowPage.map((d) => project(d, q.fields!)) : windowPage, total: yield* countMatches() };
+  }
 
   const sortIndex = orderedIndex(engine, sort[0].path);
   const cmp = comparator(sort);
@@ -128,7 +143,7 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
     page = yield* scanInOrder(sortIndex, sort, matchAll, want);
     total = yield* countMatches();
   } else {
-    ({ page, total } = yield* selectTopSteps(pool(), rest.length ? matchRest : null, sort, want, cmp));
+    ({ page, total } = yield* selectTopSteps(pool(), rest.length || q.or?.length ? matchRest : null, sort, want, cmp));
   }
   page = page.slice(q.offset);
   return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total };
@@ -181,11 +196,12 @@ export function comparator(sort: SortKey[]) {
  *  remaining sort keys, then id, and only as many as still needed are kept. Pauses only between
  *  keys; after a pause it finds its place again from the root (writes may have reshaped the
  *  tree), just after the last key it finished. */
-function* scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number): Steps<Doc[]> {
+function* scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number, from?: { key: unknown }): Steps<Doc[]> {
   const out: Doc[] = [];
   const tieCmp = comparator(sort.slice(1));
   const descending = sort[0].dir === -1;
-  let stack = seek(index, descending, false, undefined);
+  // From the start, or (a keyset window) from the first key not before `from.key`.
+  let stack = from ? seek(index, descending, true, from.key, true) : seek(index, descending, false, undefined);
   let work = 0;
   while (stack.length && out.length < want) {
     const current = stack.pop()!;
@@ -210,14 +226,15 @@ function* scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => bool
 }
 
 /** The in-order walk's stack positioned at the first key of the index (`after` false), or at
- *  the first key strictly after `key` in the walk's direction; its top is the next node. */
-function seek(index: NedbIndex, descending: boolean, after: boolean, key: unknown): AvlNode[] {
+ *  the first key strictly after `key` in the walk's direction (with `inclusive`, at `key`
+ *  itself when the index holds it); its top is the next node. */
+function seek(index: NedbIndex, descending: boolean, after: boolean, key: unknown, inclusive = false): AvlNode[] {
   const stack: AvlNode[] = [];
   const root = index.tree.tree;
   if (!Object.prototype.hasOwnProperty.call(root, 'key')) return stack;
   for (let node: AvlNode | null | undefined = root; node;) {
     const c = after ? compareThings(node.key, key) * (descending ? -1 : 1) : 1;
-    if (c > 0) { stack.push(node); node = descending ? node.right : node.left; }
+    if (c > 0 || (inclusive && c === 0)) { stack.push(node); node = descending ? node.right : node.left; }
     else node = descending ? node.left : node.right;
   }
   return stack;
@@ -386,8 +403,16 @@ function maskOf(fields: string[]): Mask {
 /** A list query over documents held in memory (the request log, collection definitions, a
  *  channel's members): filter, sort (`defaultSort` when the query names none), page, project. */
 export function queryDocs(docs: Doc[], q: StoreQuery, defaultSort: SortKey[] = []): QueryResult {
-  const matched = docs.filter(compileMatcher(q.conditions));
+  const matched = docs.filter(compileMatcher(q.conditions, q.or));
   const sort = q.sort.length ? q.sort : defaultSort;
+  if (q.window && q.limit > 0) {
+    const keys = windowKeys(sort, q.window.backward);
+    const position = q.window.seek;
+    const after = position ? afterPosition(keys, position) : null;
+    const read = (after ? matched.filter(after) : matched).sort(comparator(keys)).slice(q.offset, q.offset + q.limit + 1);
+    const page = finishWindow(q, keys, read);
+    return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total: matched.length };
+  }
   if (sort.length) matched.sort(comparator(sort));
   const page = q.limit === 0 ? [] : matched.slice(q.offset, q.offset + q.limit);
   return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total: matched.length };
@@ -453,7 +478,13 @@ function pickArray(arr: unknown[], mask: Mask): unknown[] {
 
 // ---- matching -------------------------------------------------------------------------
 
-export function compileMatcher(conditions: Condition[]): (doc: Doc) => boolean {
+export function compileMatcher(conditions: Condition[], or?: Condition[][][]): (doc: Doc) => boolean {
+  if (or?.length) {
+    // Every group must hold; a group holds when one of its branches (all its conditions) does.
+    const all = compileMatcher(conditions);
+    const groups = or.map((branches) => branches.map((branch) => compileMatcher(branch)));
+    return (doc) => all(doc) && groups.every((branches) => branches.some((b) => b(doc)));
+  }
   if (conditions.length === 0) return () => true;
   const tests = conditions.map(compileCondition);
   if (tests.length === 1) return tests[0];

@@ -6,7 +6,8 @@
 import type pg from 'pg';
 import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } from '../errors.js';
 import { checkObject } from '../nedb-patches.js';
-import { project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
+import { DEFAULT_SORT, project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
+import { finishWindow, windowKeys } from '../page-window.js';
 import type { IndexSpec } from '../doc-store.js';
 import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
@@ -195,8 +196,9 @@ export class PgDocStore implements Store {
   async find(q: StoreQuery): Promise<QueryResult> {
     const { page, count } = listSql(this.table, q);
     const total = (await this.db.query<{ n: number }>(count.text, count.values)).rows[0].n;
-    if (!page || total <= q.offset) return { data: [], total };
-    const data = (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows.map((r) => r.doc);
+    if (!page || (total <= q.offset && !q.window)) return { data: [], total };
+    let data = (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows.map((r) => r.doc);
+    if (q.window) data = finishWindow(q, windowKeys(q.sort.length ? q.sort : DEFAULT_SORT, q.window.backward), data);
     return { data: q.fields ? data.map((d) => project(d, q.fields!)) : data, total };
   }
 

@@ -4,6 +4,8 @@
 // order on an indexed path is the very expression its index was built on; values always travel
 // as parameters.
 import { DEFAULT_SORT, type Condition, type SortKey, type StoreQuery } from '../query.js';
+import { windowKeys } from '../page-window.js';
+import { afterPositionSql, orGroupsSql } from './window-sql.js';
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -106,8 +108,9 @@ function rangeSql(c: Condition, x: string, p: Params): string {
   return general();
 }
 
-export function whereSql(conditions: Condition[], p: Params): string {
-  return conditions.length ? `WHERE ${conditions.map((c) => conditionSql(c, p)).join(' AND ')}` : '';
+export function whereSql(conditions: Condition[], p: Params, or?: Condition[][][]): string {
+  const parts = [...conditions.map((c) => conditionSql(c, p)), ...orGroupsSql(or, p, conditionSql)];
+  return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
 export function orderSql(sort: SortKey[]): string {
@@ -118,9 +121,18 @@ export function orderSql(sort: SortKey[]): string {
 /** The page query and the count query of a list. */
 export function listSql(table: string, q: StoreQuery): { page?: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
   const p = new Params();
-  const where = whereSql(q.conditions, p);
+  const where = whereSql(q.conditions, p, q.or);
   const count = { text: `SELECT count(*)::int AS n FROM ${table} ${where}`, values: p.values };
   if (q.limit === 0) return { count };
+  if (q.window) {
+    // Keyset paging: limit + 1 rows from the window's position, in the window's order.
+    const keys = windowKeys(q.sort.length ? q.sort : DEFAULT_SORT, q.window.backward);
+    const wp = new Params();
+    wp.values.push(...p.values);
+    const seek = q.window.seek ? afterPositionSql(keys, q.window.seek, wp) : '';
+    const filter = seek ? (where ? `${where} AND ${seek}` : `WHERE ${seek}`) : where;
+    return { count, page: { text: `SELECT doc FROM ${table} ${filter} ${orderSql(keys)} LIMIT ${Math.floor(q.limit) + 1} OFFSET ${Math.floor(q.offset)}`, values: wp.values } };
+  }
   const page = {
     text: `SELECT doc FROM ${table} ${where} ${orderSql(q.sort)} LIMIT ${Math.floor(q.limit)} OFFSET ${Math.floor(q.offset)}`,
     values: p.values,
