@@ -29,6 +29,10 @@ export interface RecordOpts {
   auth: AuthInfo | null;
   /** Scenario depth of the change, carried on the published event (loop guard). */
   depth?: number;
+  /** A check of the record as it stands, run inside the record's exclusive section after the
+   *  404 and access checks and before anything is written (an `If-Match` precondition): what
+   *  it throws is the answer, and nothing changes. */
+  precondition?: (current: Doc) => void;
 }
 
 /** How a request was decided, for the request log: `read:public`, `update:only-user`, `write:admin`. */
@@ -135,6 +139,7 @@ async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   if (!existing) throw ApiError.notFound('Record', id);
   assertMayRead(def, opts.auth, existing);
   assertRecordAccess(def, 'update', opts.auth, existing);
+  opts.precondition?.(existing);
   // System keys repeating the record's values are ignored; changing one is refused.
   const errors = readOnlyErrors(patch, SYSTEM_KEYS, existing);
   const rest: Record<string, unknown> = {};
@@ -152,6 +157,41 @@ async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   return record;
 }
 
+/** Whole replacement: the record becomes `body`; fields not sent are removed, required fields
+ *  and defaults apply as on creation, and the system keys (`_id`, `_owner`, `createdAt`) are
+ *  kept (sending them with their current values is allowed, changing them refused). The same
+ *  access rules, validation, unique checks and `record.updated` event as a partial update. */
+export async function replaceRecord(ctx: AppContext, ws: Workspace, collectionId: string, id: string, body: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
+  const def = getCollection(ws, collectionId);
+  checkAccess(def, 'update', opts.auth);
+  assertObject(body);
+  const store = await recordsStore(ws, def);
+  return store.exclusive(id, async () => {
+    const existing = await store.get(id);
+    if (!existing) throw ApiError.notFound('Record', id);
+    assertMayRead(def, opts.auth, existing);
+    assertRecordAccess(def, 'update', opts.auth, existing);
+    opts.precondition?.(existing);
+    const errors = readOnlyErrors(body, SYSTEM_KEYS, existing);
+    const rest: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(body)) if (!(SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = value;
+    errors.push(...checkKeys(rest));
+    const { data, errors: fieldErrors } = validateData(def.fields, rest, 'create');
+    errors.push(...fieldErrors);
+    if (errors.length) throw ApiError.validation(errors);
+    await checkReferences(ws, def, data);
+    const next: Doc = {
+      _id: id, ...data,
+      ...(existing._owner !== undefined ? { _owner: existing._owner } : {}),
+      createdAt: existing.createdAt, updatedAt: nowIso(),
+    };
+    const record = await write(store, def, next, () => store.replace(id, next));
+    if (!record) throw ApiError.notFound('Record', id);
+    publish(ctx, ws, def, 'record.updated', record, opts);
+    return record;
+  });
+}
+
 export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<void> {
   const def = getCollection(ws, collectionId);
   checkAccess(def, 'remove', opts.auth);
@@ -161,6 +201,7 @@ export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId:
     if (!existing) throw ApiError.notFound('Record', id);
     assertMayRead(def, opts.auth, existing);
     assertRecordAccess(def, 'remove', opts.auth, existing);
+    opts.precondition?.(existing);
     if (!(await store.remove(id))) throw ApiError.notFound('Record', id);
     publish(ctx, ws, def, 'record.deleted', existing, opts);
   });
