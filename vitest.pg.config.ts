@@ -15,6 +15,7 @@ export const PG_SUITES = [
   'server/modules/scenarios/**/*.test.ts',
   'server/modules/workspaces/**/*.test.ts',
   'server/modules/credentials/**/*.test.ts',
+  'server/v2/**/*.test.ts',
 ];
 
 // CI's JSON report of this run goes beside the embedded run's (vitest.json → vitest.pg.json), so

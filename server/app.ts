@@ -12,6 +12,7 @@ import { requestLogMiddleware } from './modules/request-log/request-log.js';
 import { consoleDistDir, mountConsole } from './console-ui.js';
 import { declareFieldsFirst } from './core/request-shape.js';
 import { touchWorkspace } from './modules/workspaces/fork-ttl.js';
+import { mountV2 } from './v2/index.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -58,6 +59,8 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     authenticate((token) => isConsoleToken(ctx, token)),
   ]);
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
+  // The v2 preview: a second face over the same pipeline, routers and services (server/v2/).
+  mountV2(app, ctx, { pipeline: workspacePipeline, routers: moduleRouters, dispatch: dispatchByPrefix(moduleRouters) });
 
   // The hottest request, GET of one record by id, skips Express's routers (database module).
   installRecordGetFastPath(app, ctx, { firstLayer, pipeline: workspacePipeline, onError: errorHandler });

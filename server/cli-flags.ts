@@ -33,6 +33,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: 'console-token', type: 'string', value: 'TOKEN', default: 'random, kept in the data folder', env: 'HOMEBASE_CONSOLE_TOKEN', help: 'token of the console API (/api/workspaces) and the console' },
   { name: 'seed', type: 'string', value: 'FILE', default: 'none', env: 'HOMEBASE_SEED', help: 'a dump loaded into the workspace at start when it is empty (path relative to the current folder)' },
   { name: 'token-ttl', type: 'string', value: 'SECONDS', default: '900', env: 'HOMEBASE_TOKEN_TTL', help: `access token lifetime (1 to ${MAX_TTL})` },
+  { name: 'rate-limit', type: 'string', value: 'N', default: '10000', env: 'HOMEBASE_RATE_LIMIT', help: 'requests per caller per minute on the v2 API (X-RateLimit-* headers, 429 over it); 0 turns the limit and its headers off' },
   { name: 'login-rate-limit', type: 'string', value: 'N', default: '10', env: 'HOMEBASE_LOGIN_RATE_LIMIT', help: 'failed logins per email per minute before 429; 0 turns the limit off' },
   { name: 'webhook-retry-delays', type: 'string', value: 'MS,...', default: '1000,5000,30000,120000', env: 'HOMEBASE_WEBHOOK_RETRY_DELAYS', help: `delays before each webhook retry (up to ${MAX_RETRIES}, each up to ${MAX_RETRY_DELAY} ms); 'none': no retries` },
   { name: 'webhook-timeout', type: 'string', value: 'MS', default: '10000', env: 'HOMEBASE_WEBHOOK_TIMEOUT', help: `how long a webhook delivery waits for an answer (1 to ${MAX_WEBHOOK_TIMEOUT})` },

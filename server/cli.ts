@@ -72,6 +72,7 @@ export function serveOptions(args: string[], env: NodeJS.ProcessEnv = process.en
     seed: values.seed,
     tokenTtl: int('token-ttl', values['token-ttl'], 1, MAX_TTL),
     loginRateLimit: int('login-rate-limit', values['login-rate-limit'], 0, 1_000_000),
+    rateLimit: int('rate-limit', values['rate-limit'], 0, 1_000_000_000),
     webhookRetryDelays: delays(values['webhook-retry-delays']),
     webhookTimeout: int('webhook-timeout', values['webhook-timeout'], 1, MAX_WEBHOOK_TIMEOUT),
     realtimeMaxSockets: int('realtime-max-sockets', values['realtime-max-sockets'], 0, 1_000_000),

@@ -31,6 +31,8 @@ export interface ServerOptions {
   importLimit?: number;
   /** Failed logins per email per minute before 429; 0 or false turns the limit off. */
   loginRateLimit?: number | false;
+  /** Requests per caller per minute on the v2 preview API (default 10,000); 0: no limit. */
+  rateLimit?: number;
   /** bcrypt cost (default 10). Below 10 only in a test run (VITEST or NODE_ENV=test set) or
    *  with `allowInsecureBcryptCost`: a low cost makes stolen hashes cheap to crack. */
   bcryptCost?: number;
@@ -72,6 +74,7 @@ export interface ServerConfig {
   uploadExpiry: number;
   importLimit: number;
   loginRateLimit: number | false;
+  rateLimit: number;
   bcryptCost: number;
   webhookRetryDelays: number[];
   webhookTimeout: number;
@@ -113,6 +116,7 @@ export function checkOptions(options: ServerOptions): void {
   integer('uploadLimit', options.uploadLimit, 1, Number.MAX_SAFE_INTEGER);
   integer('importLimit', options.importLimit, 1, MAX_BODY);
   if (options.loginRateLimit !== undefined && options.loginRateLimit !== false) integer('loginRateLimit', options.loginRateLimit, 0, 1_000_000);
+  integer('rateLimit', options.rateLimit, 0, 1_000_000_000);
   integer('bcryptCost', options.bcryptCost, 4, 31);
   if (options.bcryptCost !== undefined && options.bcryptCost < MIN_BCRYPT_COST && !options.allowInsecureBcryptCost && !isTestRun()) {
     throw new ConfigError(`bcryptCost ${options.bcryptCost} is below ${MIN_BCRYPT_COST}: allowed only in a test run (VITEST or NODE_ENV=test) or with allowInsecureBcryptCost`);
@@ -162,6 +166,7 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     uploadExpiry: options.uploadExpiry ?? 24 * 3600 * 1000,
     importLimit: options.importLimit ?? 256 * MiB,
     loginRateLimit: options.loginRateLimit === 0 ? false : (options.loginRateLimit ?? 10),
+    rateLimit: options.rateLimit ?? 10_000,
     bcryptCost: options.bcryptCost ?? 10,
     webhookRetryDelays: options.webhookRetryDelays ?? [1000, 5000, 30000, 120000],
     webhookTimeout: options.webhookTimeout ?? 10_000,

@@ -1,0 +1,40 @@
+// The v2 preview API, `{base_url}/v2/app/{app_id}/...`: a second HTTP face over the same
+// module routers and services as v1. The same workspace pipeline runs first (request log,
+// workspace, JSON body, token), then the rate limit and compression; the v2 routes of records
+// answer first, every other path runs the v1 route with its answer written in the v2 shape
+// (face.ts); a path that exists under other methods is a 405 with Allow.
+import { Router, type Express, type RequestHandler } from 'express';
+import type { AppContext } from '../modules/context.js';
+import { answerInV2Shape } from './face.js';
+import { extendListQuery } from './list-extension.js';
+import { noMethodOrRoute } from './methods.js';
+import { recordRoutes } from './records.js';
+import { v2RateLimit } from './rate-limit.js';
+import { v2Compression } from './compression.js';
+
+export interface V2Parts {
+  /** The workspace pipeline of v1 (CORS, request log, workspace, JSON body, token). */
+  pipeline: RequestHandler;
+  /** The module routers of v1, in mount order, and their dispatcher. */
+  routers: Router[];
+  dispatch: RequestHandler;
+}
+
+export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
+  const own = Router();
+  recordRoutes(own, ctx);
+
+  const limit = v2RateLimit(ctx.config.rateLimit);
+  const compress = v2Compression();
+  const enter: RequestHandler = (req, res, next) => {
+    answerInV2Shape(req, res);
+    // The pipeline's refusals (unknown workspace, bad token, bad body) are counted too.
+    parts.pipeline(req, res, (err?: unknown) => (limit ? limit(req, res, (over?: unknown) => next(over ?? err)) : next(err)));
+  };
+  // v1 lists read the query through the shared parser: give it the v2 extension (or, cursor).
+  const v1Face: RequestHandler = (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') extendListQuery(req, `${req.ws.id}${req.path}`);
+    parts.dispatch(req, res, next);
+  };
+  app.use('/api/v2/app/:appId', enter, compress, own, v1Face, noMethodOrRoute(() => [own, ...parts.routers]));
+}
