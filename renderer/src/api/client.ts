@@ -37,9 +37,12 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** Marks the console's own requests, so the request log can leave them out (it grants nothing). */
+export const CONSOLE_HEADER = { 'x-homebase-console': '1' } as const;
+
 /** One request with a bearer token; a network failure becomes ApiError NETWORK. */
 export async function send(url: string, token: string | undefined, opts: RequestOptions): Promise<Response> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...CONSOLE_HEADER };
   if (token) headers.authorization = `Bearer ${token}`;
   let body: BodyInit | undefined;
   if (opts.body !== undefined) {
@@ -159,7 +162,7 @@ export function uploadWithProgress<T>(url: string, body: Blob, headers: Record<s
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', url);
-    for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+    for (const [k, v] of Object.entries({ ...CONSOLE_HEADER, ...headers })) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
     xhr.onerror = () => reject(new ApiError(0, 'NETWORK', 'The upload did not reach the server'));
     xhr.onload = () => {

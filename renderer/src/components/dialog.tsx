@@ -8,7 +8,11 @@ export function Dialog(props: { open: boolean; title: ReactNode; onClose: () => 
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (props.open && !d.open) d.showModal();
+    if (props.open && !d.open) {
+      d.showModal();
+      // Opened at its top (its title and first label in view), whatever took the focus inside.
+      requestAnimationFrame(() => { d.scrollTop = 0; d.querySelector('.dialog-body')?.scrollTo(0, 0); });
+    }
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (

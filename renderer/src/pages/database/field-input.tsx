@@ -1,8 +1,8 @@
 // One input per field type for the record form (PocketBase's per-type field plug-ins, in
 // small): drafts are text, turned into the typed value on save.
-import { useId } from 'react';
+import { useId, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
+import { adminToken, CONSOLE_HEADER, enc, errorFrom, workspaceApi } from '../../api/client';
 import { JsonEditor } from '../../components/json-field';
 import { tryParse } from '../../lib/json';
 import type { FieldDef, ListResponse } from '../../../../server/shared/models';
@@ -15,7 +15,9 @@ export function toDraft(field: FieldDef, v: unknown): string {
     const d = new Date(v);
     if (Number.isNaN(d.getTime())) return v;
     const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+    // Local time to the second (the date input shows no milliseconds; a value with some keeps
+    // them unless the field is changed).
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
   }
   return String(v);
 }
@@ -63,7 +65,7 @@ export function FieldInput({ appId, field, value, onChange, error }: { appId: st
       input = <select {...common} value={value} onChange={(e) => onChange(e.target.value)}><option value="">(not set)</option><option value="true">true</option><option value="false">false</option></select>;
       break;
     case 'date':
-      input = <input {...common} type="datetime-local" step="0.001" value={value} onChange={(e) => onChange(e.target.value)} />;
+      input = <input {...common} type="datetime-local" step="1" value={value} onChange={(e) => onChange(e.target.value)} />;
       break;
     case 'enum':
       input = (
@@ -109,10 +111,45 @@ function PickerInput({ appId, field, common, value, onChange }: { appId: string;
     staleTime: 10_000,
   });
   const describe = (r: Record<string, unknown>) => String(r.email ?? r.name ?? r.title ?? Object.values(r).find((v) => typeof v === 'string' && v !== r._id) ?? '');
+  const input = <input {...common} list={listId} value={value} onChange={(e) => onChange(e.target.value)} placeholder={`${field.type === 'reference' ? 'record' : field.type} id`} autoComplete="off" />;
+  const datalist = <datalist id={listId}>{options.data?.data.map((r) => <option key={String(r._id)} value={String(r._id)}>{describe(r)}</option>)}</datalist>;
+  if (field.type !== 'file') return <>{input}{datalist}</>;
+  return <div className="stack" style={{ gap: 4 }}>{input}{datalist}<FileUpload appId={appId} field={field} onUploaded={onChange} /></div>;
+}
+
+/** Uploads a file (`POST /storage/upload`, multipart) and puts its id in the field. */
+async function uploadFile(appId: string, file: File): Promise<{ _id: string; name: string }> {
+  const body = new FormData();
+  body.append('file', file);
+  const url = `/api/app/${enc(appId)}/storage/upload`;
+  const post = async (renew: boolean) => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${await adminToken(appId, renew)}`, ...CONSOLE_HEADER }, body });
+  let res = await post(false);
+  if (res.status === 401) res = await post(true);
+  if (!res.ok) throw await errorFrom(res);
+  return (await res.json()) as { _id: string; name: string };
+}
+
+function FileUpload({ appId, field, onUploaded }: { appId: string; field: FieldDef; onUploaded: (id: string) => void }) {
+  const picker = useRef<HTMLInputElement>(null);
+  const [state, setState] = useState<{ busy?: boolean; done?: string; error?: string }>({});
+  const pick = async (file: File | undefined) => {
+    if (!file) return;
+    setState({ busy: true });
+    try {
+      const uploaded = await uploadFile(appId, file);
+      onUploaded(uploaded._id);
+      setState({ done: `Uploaded ${uploaded.name} (${uploaded._id}).` });
+    } catch (e) {
+      setState({ error: `The upload failed: ${(e as Error).message}` });
+    } finally {
+      if (picker.current) picker.current.value = '';
+    }
+  };
   return (
-    <>
-      <input {...common} list={listId} value={value} onChange={(e) => onChange(e.target.value)} placeholder={`${field.type === 'reference' ? 'record' : field.type} id`} autoComplete="off" />
-      <datalist id={listId}>{options.data?.data.map((r) => <option key={String(r._id)} value={String(r._id)}>{describe(r)}</option>)}</datalist>
-    </>
+    <div className="row" style={{ gap: 8 }}>
+      <input ref={picker} type="file" hidden aria-hidden="true" tabIndex={-1} onChange={(e) => void pick(e.target.files?.[0])} data-upload-for={field._id} />
+      <button type="button" className="small" disabled={state.busy} onClick={() => picker.current?.click()}>{state.busy ? 'Uploading…' : `Upload a file for ${field.name || field._id}`}</button>
+      <span className="small" role="status">{state.done ?? ''}{state.error ? <span className="field-error">{state.error}</span> : null}</span>
+    </div>
   );
 }

@@ -16,12 +16,24 @@ import { conditionsFromParams, conditionsToParams, conditionsToViewFilter, type 
 import type { CollectionDef, ListResponse } from '../../../../server/shared/models';
 import { FilterBar } from './filter-bar';
 import { RecordForm } from './record-form';
-import { RecordsGrid, type Rec } from './records-grid';
+import { RecordsGrid, type CellEdit, type Rec } from './records-grid';
+import { useRefLabels } from './ref-labels';
+import type { ColumnSizingState } from '@tanstack/react-table';
 import { TextField } from '../../components/text-field';
 
 const SYSTEM_COLUMNS = ['_owner', 'createdAt', 'updatedAt'];
 
 function hiddenKey(appId: string, c: string) { return `homebase.hiddenColumns.${appId}.${c}`; }
+function widthsKey(appId: string, c: string) { return `homebase.columnWidths.${appId}.${c}`; }
+
+/** A view id from its name (`Senior admins` → `senior-admins`), unique among `taken`. */
+export function viewIdFrom(name: string, taken: string[]): string {
+  let base = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50);
+  if (!/^[a-z]/.test(base)) base = `view-${base}`.replace(/-+$/, '');
+  let id = base;
+  for (let n = 2; taken.includes(id); n++) id = `${base}-${n}`;
+  return id;
+}
 
 export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }) {
   const qc = useQueryClient();
@@ -81,6 +93,15 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
   });
   const setHiddenSaved = (next: Set<string>) => { setHidden(next); try { localStorage.setItem(hiddenKey(appId, def._id), JSON.stringify([...next])); } catch { /* ignore */ } };
   const visible = allColumns.filter((c) => !hidden.has(c));
+  const [widths, setWidths] = useState<ColumnSizingState>(() => {
+    try { return JSON.parse(localStorage.getItem(widthsKey(appId, def._id)) ?? '{}') as ColumnSizingState; } catch { return {}; }
+  });
+  const saveWidths = (next: ColumnSizingState) => { setWidths(next); try { localStorage.setItem(widthsKey(appId, def._id), JSON.stringify(next)); } catch { /* ignore */ } };
+  const labels = useRefLabels(appId, def, visible, rows, useMemo(() => new Map([[def._id, def]]), [def]));
+  const saveCell = async ({ rec, field, value }: CellEdit) => {
+    const saved = await workspaceApi<Rec>(appId, `/database/${enc(def._id)}/${enc(rec._id)}`, { method: 'PATCH', body: { [field._id]: value } });
+    qc.setQueryData<ListResponse<Rec>>(pageKey, (old) => old && { ...old, data: old.data.map((r) => (r._id === saved._id ? saved : r)) });
+  };
 
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<Rec | 'new' | null>(null);
@@ -135,6 +156,7 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
       </div>
       <ErrorBox error={records.error} />
       <RecordsGrid
+        def={def} labels={labels} widths={widths} onWidths={saveWidths} onCellSave={saveCell} filtered={conditions.length > 0 || !!view}
         rows={rows} columns={visible} sort={sort} busy={records.isFetching && !records.data}
         onSort={(s) => update((p) => { if (s) p.set('sort', s); else p.delete('sort'); p.delete('page'); })}
         selected={selected} onSelect={setSelected}
@@ -176,17 +198,18 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
                 const next = new Set(hidden);
                 if (e.target.checked) next.delete(c); else next.add(c);
                 setHiddenSaved(next);
-              }} /> <code>{c}</code></label>
+              }} /> {def.fields.find((f) => f._id === c)?.name && def.fields.find((f) => f._id === c)?.name !== c ? <>{def.fields.find((f) => f._id === c)?.name} <code>{c}</code></> : <code>{c}</code>}</label>
             ))}
           </div>
         </fieldset>
-        <div className="form-actions"><button type="button" onClick={() => setHiddenSaved(new Set())}>Show all</button></div>
+        <div className="form-actions"><button type="button" onClick={() => setHiddenSaved(new Set())}>Show all</button><button type="button" onClick={() => saveWidths({})}>Reset widths</button></div>
+        <p className="muted small">Drag a header's right edge (or focus it and use the arrow keys) to change a column's width; double-click it for the default. Shown columns and widths are kept for this collection in this browser.</p>
       </Dialog>
-      <Dialog open={confirmDelete} title={`Delete ${selected.size} records`} onClose={() => setConfirmDelete(false)}>
+      <Dialog open={confirmDelete} title={`Delete ${selected.size} ${selected.size === 1 ? 'record' : 'records'}`} onClose={() => setConfirmDelete(false)}>
         <div className="stack">
-          <p>Delete the {selected.size} selected records of <code>{def._id}</code>? This cannot be undone.</p>
+          <p>{selected.size === 1 ? <>Delete the selected record of <code>{def._id}</code>?</> : <>Delete the {selected.size} selected records of <code>{def._id}</code>?</>} This cannot be undone.</p>
           <ErrorBox error={bulkDelete.error} />
-          <div className="form-actions"><button type="button" className="danger" disabled={bulkDelete.isPending} onClick={() => bulkDelete.mutate([...selected])}>Delete records</button></div>
+          <div className="form-actions"><button type="button" className="danger" disabled={bulkDelete.isPending} onClick={() => bulkDelete.mutate([...selected])}>{selected.size === 1 ? 'Delete record' : 'Delete records'}</button></div>
         </div>
       </Dialog>
       <SaveViewDialog open={saveView} onClose={() => setSaveView(false)} appId={appId} def={def} conditions={conditions} sort={sort}
@@ -201,7 +224,7 @@ function SaveViewDialog(props: { open: boolean; onClose: () => void; appId: stri
   const save = useMutation({
     mutationFn: () => workspaceApi<{ _id: string }>(props.appId, `/database/${enc(props.def._id)}/views`, {
       method: 'POST',
-      body: { name, filter: conditionsToViewFilter(props.conditions), ...(props.sort ? { sort: props.sort } : {}), ...(props.fields ? { fields: props.fields } : {}) },
+      body: { _id: viewIdFrom(name, props.def.views.map((v) => v._id)), name, filter: conditionsToViewFilter(props.conditions), ...(props.sort ? { sort: props.sort } : {}), ...(props.fields ? { fields: props.fields } : {}) },
     }),
     onSuccess: async (v) => {
       await qc.invalidateQueries({ queryKey: keys.collection(props.appId, props.def._id) });

@@ -1,7 +1,7 @@
 // `/app/{app_id}/storage`: files with paging and search; drag-and-drop resumable uploads with
 // progress, pause and resume; preview of images, text and JSON; download; delete (several at once).
 import { useEffect, useState } from 'react';
-import { useParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { adminToken, enc, workspaceApi } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -26,7 +26,9 @@ export function StoragePage() {
   const { appId = '' } = useParams();
   const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
-  const [search, setSearch] = useState('');
+  // `?search=` (a file label in the records grid links here) starts the search.
+  const [params] = useSearchParams();
+  const [search, setSearch] = useState(() => params.get('search') ?? '');
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [preview, setPreview] = useState<FileObj | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -138,7 +140,7 @@ function Preview({ appId, file, src }: { appId: string; file: FileObj; src: stri
     enabled: TEXTUAL.test(file.type) || /\.(json|txt|md|csv|log)$/i.test(file.name),
     queryFn: async () => {
       // The first 64 KiB only (Range), enough to look at.
-      const res = await fetch(src, { headers: { range: 'bytes=0-65535' } });
+      const res = await fetch(src, { headers: { range: 'bytes=0-65535', 'x-homebase-console': '1' } });
       const body = await res.text();
       if (file.type.includes('json') || /\.json$/i.test(file.name)) {
         try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }

@@ -25,7 +25,7 @@ export function useUploads(appId: string, onDone: () => void) {
         removeFingerprintOnSuccess: true,
         storeFingerprintForResuming: true,
         // A fresh admin token on every request (uploads may outlive one).
-        onBeforeRequest: async (req) => { req.setHeader('Authorization', `Bearer ${await adminToken(appId)}`); },
+        onBeforeRequest: async (req) => { req.setHeader('Authorization', `Bearer ${await adminToken(appId)}`); req.setHeader('X-Homebase-Console', '1'); },
         onProgress: (sent, total) => patch(id, { sent, total }),
         onSuccess: () => { patch(id, { state: 'done', sent: file.size, total: file.size }); done.current(); },
         onError: (e) => patch(id, { state: 'failed', error: errorText(e) }),

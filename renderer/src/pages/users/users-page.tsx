@@ -1,7 +1,7 @@
 // `/app/{app_id}/users`: the workspace's users — search, page, create, change role, delete,
 // impersonate (copy the token) and send a recovery email (it lands in the outbox).
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, enc, workspaceApi } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -15,7 +15,9 @@ import type { ListResponse, User } from '../../../../server/shared/models';
 export function UsersPage() {
   const { appId = '' } = useParams();
   const qc = useQueryClient();
-  const [search, setSearch] = useState('');
+  // `?search=` (a user label in the records grid links here) starts the search.
+  const [params] = useSearchParams();
+  const [search, setSearch] = useState(() => params.get('search') ?? '');
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<User | null>(null);
