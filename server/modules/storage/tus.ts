@@ -23,6 +23,10 @@ const CODE_OF_STATUS = new Map(Object.entries(ERROR_STATUS).map(([code, status])
 
 /** The Express request behind the tus call being handled (tus hooks only see a web Request). */
 const currentRequest = new AsyncLocalStorage<Request>();
+/** The upload id handle() decided for a request (none for the creation URL). */
+const uploadIdOfRequest = new WeakMap<Request, string | undefined>();
+
+const TUS_PATCH_TYPE = 'application/offset+octet-stream';
 
 interface TusEntry { server: TusServer; store: FileStore; dir: string }
 
@@ -39,19 +43,28 @@ export class TusUploads {
   /** Handles one tus request of `/storage/upload/tus[/{id}]`. */
   async handle(req: Request, res: Response): Promise<void> {
     const ws = req.ws;
-    if (req.method !== 'OPTIONS') {
-      const auth = requireUser(req);
-      const id = uploadIdOf(req.path);
-      if (id && !auth.isAdmin) {
-        const { store } = await this.entry(ws);
-        const upload = await store.configstore.get(id);
-        if (upload && upload.metadata?.owner !== auth.userId) throw ApiError.forbidden('This upload was started by another user');
-      }
+    const auth = req.method === 'OPTIONS' ? undefined : requireUser(req);
+    // The upload this request is about is decided here, once, from the path exactly as sent,
+    // and handed to the tus server (getFileIdFromRequest), so that the owner check below and the
+    // tus server always act on the same id.
+    const target = tusTargetOf(req.path);
+    if (!target || !methodFits(req.method, target.id)) throw new ApiError('NOT_FOUND', 'No resumable upload at this URL: use /storage/upload/tus to create one and the Location it answers, exactly as given, for the rest');
+    if (auth && target.id && !auth.isAdmin) {
+      const { store } = await this.entry(ws);
+      const upload = await store.configstore.get(target.id);
+      if (upload && upload.metadata?.owner !== auth.userId) throw ApiError.forbidden('This upload was started by another user');
+    }
+    // tus 1.0: a PATCH must carry `Content-Type: application/offset+octet-stream`, else 415
+    // (only once the request is a tus request at all: without Tus-Resumable tus answers 412).
+    if (req.method === 'PATCH' && req.get('tus-resumable') !== undefined && req.get('content-type') !== TUS_PATCH_TYPE) {
+      throw ApiError.unsupportedMediaType(`A PATCH of a resumable upload must have Content-Type: ${TUS_PATCH_TYPE}`);
     }
     const { server } = await this.entry(ws);
-    // tus builds its Location header and reads upload ids from the full path, not Express's mount-relative one.
+    uploadIdOfRequest.set(req, target.id);
+    // tus builds its Location header from the full path, not Express's mount-relative one; the
+    // query string is left out (nothing in it is tus's).
     const mounted = req.url;
-    req.url = req.originalUrl;
+    req.url = req.originalUrl.split('?')[0];
     try {
       await currentRequest.run(req, () => server.handle(req, res));
     } finally {
@@ -108,7 +121,12 @@ export class TusUploads {
       datastore: store,
       // Upload ids are file ids, so they follow the id pattern.
       namingFunction: () => newId(),
-      getFileIdFromRequest: (_req, lastPath) => (lastPath && lastPath !== 'tus' && isValidId(lastPath) ? lastPath : undefined),
+      // Never the end of the URL as tus would read it (decoded, query string included): the id
+      // that handle() checked.
+      getFileIdFromRequest: () => {
+        const req = currentRequest.getStore();
+        return req ? uploadIdOfRequest.get(req) : undefined;
+      },
       // The owner is recorded by the server, whatever metadata the client sent.
       onUploadCreate: async (_req, upload) => {
         const req = currentRequest.getStore();
@@ -195,10 +213,20 @@ function unionOfLists(...lists: string[]): string {
   return [...seen.values()].join(', ');
 }
 
-/** The upload id of `/storage/upload/tus/{id}`, if the path has one. */
-function uploadIdOf(path: string): string | undefined {
-  const m = /^\/storage\/upload\/tus\/([^/]+)\/?$/.exec(path);
-  return m && isValidId(m[1]) ? m[1] : undefined;
+/** What a tus URL names, from the path relative to the workspace exactly as sent (not
+ *  decoded): `/storage/upload/tus` (or with a trailing slash) is the creation URL, and
+ *  `/storage/upload/tus/{id}` an upload, with an id of the id pattern spelled plainly: no
+ *  percent-encoding, no trailing slash or further segments. Anything else names nothing. */
+export function tusTargetOf(path: string): { id?: string } | undefined {
+  if (path === '/storage/upload/tus' || path === '/storage/upload/tus/') return {};
+  const m = /^\/storage\/upload\/tus\/([^/]+)$/.exec(path);
+  return m && isValidId(m[1]) ? { id: m[1] } : undefined;
+}
+
+/** POST creates (no id); HEAD, PATCH, DELETE and GET act on an upload (an id); OPTIONS on either. */
+function methodFits(method: string, id: string | undefined): boolean {
+  if (method === 'OPTIONS') return true;
+  return method === 'POST' ? id === undefined : id !== undefined;
 }
 
 /** Deletes unfinished uploads created more than `expiry` ms ago, and stray halves of a pair
