@@ -41,6 +41,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: 'upload-limit', type: 'string', value: 'BYTES', default: '52428800 (50 MiB)', env: 'HOMEBASE_UPLOAD_LIMIT', help: 'largest simple (multipart) upload; larger files go through tus' },
   { name: 'json-limit', type: 'string', value: 'BYTES', default: '1048576 (1 MiB)', env: 'HOMEBASE_JSON_LIMIT', help: `largest JSON body (up to ${MAX_BODY})` },
   { name: 'import-limit', type: 'string', value: 'BYTES', default: '268435456 (256 MiB)', env: 'HOMEBASE_IMPORT_LIMIT', help: 'largest dump POSTed to /api/workspaces/{id}/import' },
+  { name: 'public-url', type: 'string', value: 'URL', default: 'the address each request reached', env: 'HOMEBASE_PUBLIC_URL', envReadByConfig: true, help: "the URL clients reach the server at, behind a proxy or balancer (https://homebase.example.com): used in the URLs it sends out, such as a file's url" },
   { name: 'json', type: 'boolean', default: 'off', env: 'HOMEBASE_JSON=1', help: 'print one JSON line {url, consoleUrl, consoleToken, workspaces} on stdout once ready; request lines go to stderr' },
   { name: 'quiet', type: 'boolean', default: 'off', env: 'HOMEBASE_QUIET=1', help: 'no line per request' },
   { name: 'help', type: 'boolean', short: 'h', default: '', env: '', help: 'this help' },

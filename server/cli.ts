@@ -79,6 +79,7 @@ export function serveOptions(args: string[], env: NodeJS.ProcessEnv = process.en
     uploadLimit: int('upload-limit', values['upload-limit'], 1, Number.MAX_SAFE_INTEGER),
     jsonLimit: int('json-limit', values['json-limit'], 1, MAX_BODY),
     importLimit: int('import-limit', values['import-limit'], 1, MAX_BODY),
+    publicUrl: values['public-url'],
     json: !!values.json,
     quiet: !!values.quiet,
   };

@@ -1,4 +1,5 @@
 // Server configuration: defaults, and the options createServer / startServer / the CLI accept.
+import { normalisePublicUrl } from './public-url.js';
 export interface ServerOptions {
   host?: string;
   port?: number;
@@ -51,6 +52,10 @@ export interface ServerOptions {
   realtimeMaxBuffered?: number;
   /** Realtime: sockets one user (or, anonymous, one client address) may hold open in a workspace at once (default 100; 0 = no bound). */
   realtimeMaxSockets?: number;
+  /** The URL clients reach this server at (`https://homebase.example.com`), when it is not the
+   *  address the server listens on (behind a proxy or balancer): used in the URLs the server
+   *  sends out, such as a file's `url` (env HOMEBASE_PUBLIC_URL). */
+  publicUrl?: string;
 }
 
 export interface ServerConfig {
@@ -83,6 +88,8 @@ export interface ServerConfig {
   realtimePingInterval: number;
   realtimeMaxBuffered: number;
   realtimeMaxSockets: number;
+  /** Normalised (no trailing slash); undefined: the address each connection reached. */
+  publicUrl: string | undefined;
   version: string;
 }
 
@@ -175,6 +182,7 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     realtimePingInterval: options.realtimePingInterval ?? 30_000,
     realtimeMaxBuffered: options.realtimeMaxBuffered ?? 4 * MiB,
     realtimeMaxSockets: options.realtimeMaxSockets ?? 100,
+    publicUrl: normalisePublicUrl(options.publicUrl ?? (process.env.HOMEBASE_PUBLIC_URL || undefined)),
     version: VERSION,
   };
 }

@@ -10,7 +10,8 @@ import type { FieldType } from '../../shared/models.js';
 import { fileObject, storageOf, type FileDoc, type StorageService } from './service.js';
 import { receiveFile } from './upload.js';
 import { sendFile } from './download.js';
-import { apiBaseOf, TusUploads } from './tus.js';
+import { TusUploads } from './tus.js';
+import { ownApiBase } from '../../core/public-url.js';
 import { cleanName, cleanType } from './names.js';
 import { logger } from '../../core/logger.js';
 
@@ -51,7 +52,7 @@ export const storageModule: Module = {
           owner: auth.userId,
           source: got.tempPath,
           mode: 'rename',
-        }, actorOf(req), apiBaseOf(req));
+        }, actorOf(req), ownApiBase(req, ctx.config));
         res.status(201).json(file);
       } finally {
         await rm(got.tempPath, { force: true });
@@ -66,13 +67,13 @@ export const storageModule: Module = {
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => FILE_FIELD_TYPES[p] });
       const { data, total } = await (await svc.store(req.ws)).find(q);
       const withUrl = !q.fields || q.fields.includes('url');
-      const base = apiBaseOf(req);
+      const base = ownApiBase(req, ctx.config);
       res.json({ data: data.map((d) => (withUrl ? fileObject(d, req.ws.id, base) : d)), meta: listMeta(total, q) });
     });
 
     router.get('/storage/:id', async (req, res) => {
       requireUser(req);
-      res.json(fileObject(await findFile(svc, req), req.ws.id, apiBaseOf(req)));
+      res.json(fileObject(await findFile(svc, req), req.ws.id, ownApiBase(req, ctx.config)));
     });
 
     router.get('/storage/:id/download', async (req, res) => {
@@ -88,7 +89,7 @@ export const storageModule: Module = {
       const auth = requireUser(req);
       const doc = await findFile(svc, req);
       if (!auth.isAdmin && doc._owner !== auth.userId) throw ApiError.forbidden('Only the owner of a file or an admin may delete it');
-      await svc.remove(req.ws, doc, actorOf(req), apiBaseOf(req));
+      await svc.remove(req.ws, doc, actorOf(req), ownApiBase(req, ctx.config));
       res.status(204).end();
     });
   },

@@ -15,6 +15,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../shared/error-codes.js';
 import { actorOf, requireUser } from '../auth/authenticate.js';
 import { isValidId, newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
+import { ownApiBase } from '../../core/public-url.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { cleanName, cleanType } from './names.js';
 import { exists, type StorageService } from './service.js';
@@ -30,7 +31,8 @@ const TUS_PATCH_TYPE = 'application/offset+octet-stream';
 
 interface TusEntry { server: TusServer; store: FileStore; dir: string }
 
-/** `{base_url}` as the client reached it: protocol and Host of the request. */
+/** `{base_url}` as the client named it: protocol and Host of the request. Only for documents
+ *  that are about the client's own view; URLs sent out use ownApiBase (core/public-url.ts). */
 export function apiBaseOf(req: Request): string {
   return `${req.protocol}://${req.get('host') ?? 'localhost'}/api`;
 }
@@ -197,7 +199,7 @@ export class TusUploads {
       owner: meta.owner ?? req?.auth?.userId ?? null,
       source: join(dir, upload.id),
       mode: 'link',
-    }, req ? actorOf(req) : undefined, req ? apiBaseOf(req) : `http://${this.ctx.config.host}:${this.ctx.config.port}/api`);
+    }, req ? actorOf(req) : undefined, ownApiBase(req, this.ctx.config));
   }
 }
 
