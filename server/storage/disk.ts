@@ -3,7 +3,8 @@
 // (fail the N-th write with ENOSPC, EROFS, EPERM... without root) and crash the process at a
 // named step (a child process killed mid-import), and so that the error of a failed write is
 // always turned into a storage error (errors.ts) naming the folder.
-import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, promises as fs, readFileSync, type WriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
 import { dirname } from 'node:path';
 
 export type DiskOp = 'append' | 'write' | 'truncate' | 'rename' | 'remove' | 'mkdir' | 'copy';
@@ -140,6 +141,14 @@ export async function syncDir(path: string): Promise<void> {
   const fh = await fs.open(path, 'r').catch(() => undefined);
   if (!fh) return;
   try { await fh.sync(); } catch { /* not supported (some platforms / file systems) */ } finally { await fh.close(); }
+}
+
+/** A write stream to a new file (`wx`: never over an existing one), for bytes streamed in (a
+ *  simple upload); an injected fault makes it fail as the disk would, before anything is written. */
+export function newFileStream(path: string, mode = 0o600): WriteStream | Writable {
+  const err = check('write', path);
+  if (err) return new Writable({ construct: (done) => done(err), write: (_chunk, _enc, done) => done(err) });
+  return createWriteStream(path, { flags: 'wx', mode });
 }
 
 export const parentOf = dirname;

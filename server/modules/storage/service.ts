@@ -1,9 +1,11 @@
 // File storage rules without HTTP: where a workspace's bytes live (by id only, never by the
 // client's name), the `files` store, creating and deleting file objects with their events, and
 // sweeping bytes that no file object points to any more.
-import { mkdir, mkdtemp, readdir, rename, link, copyFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, link, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { diskFailure } from '../../core/errors.js';
+import { copyFile, rename } from '../../storage/disk.js';
 import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
 import { isValidId, newId, nowIso } from '../../core/ids.js';
@@ -106,11 +108,16 @@ export class StorageService {
     const key = `${ws.id}/${id}`;
     this.pending.add(key);
     try {
-      if (input.mode === 'rename') await rename(input.source, target);
-      else await link(input.source, target).catch(async (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EEXIST') await rm(target, { force: true }).then(() => link(input.source, target));
-        else await copyFile(input.source, target); // another file system: copy instead
-      });
+      try {
+        if (input.mode === 'rename') await rename(input.source, target);
+        else await link(input.source, target).catch(async (err: NodeJS.ErrnoException) => {
+          if (err.code === 'EEXIST') await rm(target, { force: true }).then(() => link(input.source, target));
+          else await copyFile(input.source, target); // another file system: copy instead
+        });
+      } catch (err) {
+        // A files folder that cannot be written answers as every other write (503 / 507).
+        throw diskFailure(err, dirname(target), true) ?? err;
+      }
       const now = nowIso();
       const doc: FileDoc = { _id: id, name: input.name, size: input.size, type: input.type, _owner: input.owner, createdAt: now, updatedAt: now };
       let stored: FileDoc;
@@ -182,9 +189,13 @@ async function openArea(ws: Workspace): Promise<FileArea> {
     incoming: join(root, 'uploads', 'incoming'),
     tus: join(root, 'uploads', 'tus'),
   };
-  // Simple uploads cut off by a crash are never resumed: start with an empty incoming folder.
-  await rm(area.incoming, { recursive: true, force: true });
-  for (const dir of [area.files, area.incoming, area.tus]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    // Simple uploads cut off by a crash are never resumed: start with an empty incoming folder.
+    await rm(area.incoming, { recursive: true, force: true });
+    for (const dir of [area.files, area.incoming, area.tus]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw diskFailure(err, root, true) ?? err;
+  }
   return area;
 }
 

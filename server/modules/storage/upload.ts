@@ -3,12 +3,12 @@
 // `thumb` before it) are read and discarded, never written. Over the limit or on any failure
 // nothing is left behind.
 import busboy from 'busboy';
-import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, diskFailure, toApiError } from '../../core/errors.js';
+import { newFileStream } from '../../storage/disk.js';
 import { newId } from '../../core/ids.js';
 import { tooLargeError } from '../../core/http.js';
 
@@ -87,9 +87,15 @@ export function receiveFile(req: Request, incomingDir: string, limit: number): P
       filename = info.filename;
       mimeType = info.mimeType;
       stream.on('limit', () => fail(tooLarge(limit)));
-      const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
-      writing = pipeline(stream, out).then(() => { size = out.bytesWritten; });
-      writing.catch(() => fail(ApiError.badRequest('The upload was interrupted')));
+      const out = newFileStream(tempPath);
+      writing = pipeline(stream, out).then(() => { size = 'bytesWritten' in out ? out.bytesWritten : 0; });
+      // A folder that cannot be written (read-only, no permission, gone) or a full disk answers
+      // as every other write does (503 / 507, naming the folder); anything else is the client's
+      // body breaking off.
+      writing.catch((err: unknown) => {
+        const disk = diskFailure(err, incomingDir, true);
+        fail(disk ? toApiError(disk) : ApiError.badRequest('The upload was interrupted'));
+      });
     });
     parser.on('error', () => fail(ApiError.badRequest('Malformed multipart body')));
     parser.on('close', () => {
