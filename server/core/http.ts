@@ -3,8 +3,11 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError } from './errors.js';
 import { REQUEST_LOG } from './request-shape.js';
+import { mayHoldUnstorableText, unstorableTextError } from './unstorable-text.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Requests whose raw JSON body may hold unstorable text (see jsonBody). */
+const suspect = new WeakSet<object>();
 
 export function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -14,7 +17,9 @@ export function hasBody(req: Request): boolean {
 /** Parses JSON bodies of POST/PUT/PATCH into an object; req.body is {} when there is none.
  *  `skip` lets raw-body routes (uploads, tus) pass through untouched. */
 export function jsonBody(limit: number, skip: (req: Request) => boolean = () => false, setting: LimitSetting = JSON_LIMIT): RequestHandler {
-  const json = express.json({ limit, strict: true, type: () => true });
+  // Notes whether the raw text may hold NUL or a lone surrogate (unstorable-text.ts), so that
+  // only such bodies are walked.
+  const json = express.json({ limit, strict: true, type: () => true, verify: (req, _res, buf) => { if (mayHoldUnstorableText(buf)) suspect.add(req); } });
   const parse: RequestHandler = (req, res, next) => json(req, res, (err?: unknown) => {
     const type = (err as { type?: string } | undefined)?.type;
     next(type === 'entity.too.large' ? tooLargeError('The JSON body', limit, setting) : err);
@@ -30,6 +35,10 @@ export function jsonBody(limit: number, skip: (req: Request) => boolean = () => 
       }
       if (tooDeep(req.body, MAX_JSON_DEPTH)) {
         return next(ApiError.badRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+      }
+      if (suspect.delete(req)) {
+        const unstorable = unstorableTextError(req.body);
+        if (unstorable) return next(unstorable);
       }
       next();
     });

@@ -6,6 +6,7 @@ import { isReservedKey } from './keys.js';
 import { checkListLimit } from './list-limits.js';
 import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../shared/query.js';
 import type { FieldType, ListMeta } from '../shared/models.js';
+import { assertStorableQuery } from './unstorable-text.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;
@@ -37,6 +38,7 @@ export interface ListExtension {
 }
 
 export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}): StoreQuery {
+  assertStorableQuery(query);
   const extension = (query as { [LIST_EXTENSION]?: ListExtension })[LIST_EXTENSION];
   const limit = parseLimit(query.limit);
   const offset = parseNonNegative(query.offset, 'offset', 0);
