@@ -21,6 +21,7 @@ export function UsersPage() {
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<User | null>(null);
+  const [editing, setEditing] = useState<User | null>(null);
   const [impersonated, setImpersonated] = useState<{ user: User; token: string; refreshToken: string } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const limit = 25;
@@ -72,6 +73,7 @@ export function UsersPage() {
                 </td>
                 <td className="muted small">{new Date(u.createdAt).toLocaleString()}</td>
                 <td><div className="row">
+                  <button type="button" className="small" onClick={() => setEditing(u)} aria-label={`Edit ${u.email}`}>Edit</button>
                   <button type="button" className="small" onClick={() => impersonate.mutate(u)} aria-label={`Impersonate ${u.email}`}>Impersonate</button>
                   <button type="button" className="small" onClick={() => recover.mutate(u)} aria-label={`Send a recovery email to ${u.email}`}>Send recovery email</button>
                   <button type="button" className="small" onClick={() => setDeleting(u)} aria-label={`Delete ${u.email}`}>Delete</button>
@@ -87,13 +89,16 @@ export function UsersPage() {
       <Dialog open={creating} title="New user" onClose={() => setCreating(false)}>
         {creating ? <CreateUser appId={appId} onDone={() => { setCreating(false); invalidate(); }} /> : null}
       </Dialog>
+      <Dialog open={!!editing} title={`Edit ${editing?.email ?? ''}`} onClose={() => setEditing(null)}>
+        {editing ? <EditUser key={editing._id} appId={appId} user={editing} onDone={() => { setEditing(null); invalidate(); }} /> : null}
+      </Dialog>
       <Dialog open={!!deleting} title={`Delete ${deleting?.email ?? ''}`} onClose={() => setDeleting(null)}>
         {deleting ? <DeleteUser appId={appId} user={deleting} onDone={() => { setDeleting(null); invalidate(); }} /> : null}
       </Dialog>
-      <Dialog open={!!impersonated} title={`Signed in as ${impersonated?.user.email ?? ''}`} onClose={() => setImpersonated(null)}>
+      <Dialog open={!!impersonated} title={`Tokens of ${impersonated?.user.email ?? ''}`} onClose={() => setImpersonated(null)}>
         {impersonated ? (
           <div className="stack">
-            <p>An access token of <code>{impersonated.user.email}</code> (it carries <code>act.sub</code> = the admin). Use it as <code>Authorization: Bearer …</code> to see the API as this user.</p>
+            <p>A new session of <code>{impersonated.user.email}</code>, made by you as the admin. Send the access token as <code>Authorization: Bearer …</code> to call the API as this user: it sees and may do only what this user may. The token records that the admin made it (<code>act.sub</code>); the console itself stays signed in as the admin. It lasts 15 minutes; the refresh token renews it.</p>
             <div className="row"><strong>Access token</strong><CopyButton text={impersonated.token} what="the access token" /></div>
             <pre>{impersonated.token}</pre>
             <div className="row"><strong>Refresh token</strong><CopyButton text={impersonated.refreshToken} what="the refresh token" /></div>
@@ -122,6 +127,37 @@ function CreateUser({ appId, onDone }: { appId: string; onDone: () => void }) {
       </label>
       <ErrorBox error={create.error} />
       <div className="form-actions"><button type="submit" className="primary" disabled={create.isPending}>Create user</button></div>
+    </form>
+  );
+}
+
+/** Name, email, role and a new password (left empty: unchanged). Only what changed is sent;
+ *  a new password ends the user's sessions (the server's rule). */
+function EditUser({ appId, user, onDone }: { appId: string; user: User; onDone: () => void }) {
+  const [u, setU] = useState({ email: user.email, name: user.name ?? '', role: user.role, password: '' });
+  const body = () => ({
+    ...(u.email !== user.email ? { email: u.email } : {}),
+    ...(u.name !== (user.name ?? '') ? { name: u.name } : {}),
+    ...(u.role !== user.role ? { role: u.role } : {}),
+    ...(u.password ? { password: u.password } : {}),
+  });
+  const save = useMutation({
+    mutationFn: () => workspaceApi(appId, `/users/${enc(user._id)}`, { method: 'PATCH', body: body() }),
+    onSuccess: onDone,
+  });
+  const errs = save.error instanceof ApiError ? save.error.fieldErrors() : {};
+  const set = (k: keyof typeof u) => (v: string) => setU((x) => ({ ...x, [k]: v }));
+  return (
+    <form className="form" onSubmit={(e) => { e.preventDefault(); if (Object.keys(body()).length) save.mutate(); else onDone(); }} noValidate>
+      <p className="muted small mono">{user._id}</p>
+      <TextField label="Email" type="email" value={u.email} onChange={set('email')} error={errs.email} required />
+      <TextField label="Name" value={u.name} onChange={set('name')} error={errs.name} />
+      <label className="field">Role
+        <select value={u.role} onChange={(e) => set('role')(e.target.value)}>{[...new Set(['user', 'admin', user.role])].map((r) => <option key={r} value={r}>{r}</option>)}</select>
+      </label>
+      <TextField label="New password" type="password" value={u.password} onChange={set('password')} error={errs.password} hint="Empty: unchanged. At least 8 characters; a new password ends this user's other sessions." />
+      <ErrorBox error={save.error} />
+      <div className="form-actions"><button type="submit" className="primary" disabled={save.isPending}>Save user</button></div>
     </form>
   );
 }
