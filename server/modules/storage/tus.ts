@@ -20,7 +20,14 @@ import type { Workspace } from '../../storage/workspace.js';
 import { cleanName, cleanType } from './names.js';
 import { exists, type StorageService } from './service.js';
 
-const CODE_OF_STATUS = new Map(Object.entries(ERROR_STATUS).map(([code, status]) => [status as number, code as ErrorCode]));
+/** Statuses only tus gives a meaning to (410 expired, 412 no or another Tus-Resumable, 460
+ *  checksum mismatch, 501 extension not offered): tus clients know their plain-text answers, so
+ *  they keep them even where the error catalog has a code for the status (412 is also v2's
+ *  PRECONDITION_FAILED). */
+const TUS_ONLY_STATUSES = new Set([410, 412, 460, 501]);
+const CODE_OF_STATUS = new Map(Object.entries(ERROR_STATUS)
+  .filter(([, status]) => !TUS_ONLY_STATUSES.has(status as number))
+  .map(([code, status]) => [status as number, code as ErrorCode]));
 
 /** The Express request behind the tus call being handled (tus hooks only see a web Request). */
 const currentRequest = new AsyncLocalStorage<Request>();
