@@ -199,3 +199,66 @@ describe('masking what a receiver echoes', () => {
     await waitFor(async () => (await onlyExecution(id)).status === 'succeeded');
   });
 });
+
+describe('masking before cutting, and the forms a secret takes on its way out', () => {
+  const LIMIT = 64 * 1024;
+  const HOST = 'Secret-Host-Label-77';
+  const IDN = 'Sécret-Hôte';
+  beforeAll(async () => {
+    for (const [name, value] of [['HOST', HOST], ['IDN', IDN]]) {
+      expect((await t.req('POST', '/credentials', { body: { name, value } })).status).toBe(201);
+    }
+  });
+
+  async function runOnce(steps: unknown[]) {
+    const id = await scenario(steps);
+    const run = await t.req('POST', `/scenarios/${id}/run`);
+    expect(run.status).toBe(201);
+    expect(run.text).not.toContain(TOKEN.slice(0, 6)); // not even the secret's start
+    expectNoSecret(run.text);
+    await waitFor(async () => (await onlyExecution(id)).status !== 'running');
+    return run.body;
+  }
+
+  it('a secret crossing the 64 KiB cut leaves nothing of itself', async () => {
+    const pad = 'a'.repeat(LIMIT - 6);
+    rx.respond = () => ({ status: 200, contentType: 'text/plain', body: `${pad}${TOKEN} and more after it` });
+    const run = await runOnce([{ type: 'http', url: `${rx.url}/long`, headers: { authorization: 'Bearer {{secrets.API_TOKEN}}' } }]);
+    expect(run.status, JSON.stringify(run.steps[0].error)).toBe('succeeded');
+    const body = run.steps[0].output.body as string;
+    expect(body.startsWith(`${pad}***`)).toBe(true);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(LIMIT);
+  });
+
+  it('a secret repeated past the cut (masking shrinks the text) leaves no partial copy at the end', async () => {
+    rx.respond = () => ({ status: 200, contentType: 'text/plain', body: TOKEN.toUpperCase().repeat(8000) });
+    const run = await runOnce([{ type: 'http', url: `${rx.url}/repeat` }]);
+    expect(run.steps[0].output.body).toMatch(/^(\*\*\*)+$/);
+  });
+
+  it('masks forms whatever their letter case (a lower-cased secret, lower-case percent escapes)', async () => {
+    rx.respond = () => ({
+      status: 200, contentType: 'application/json',
+      body: JSON.stringify({ lower: TOKEN.toLowerCase(), upper: TOKEN.toUpperCase(), escaped: encodeURIComponent(WEIRD).toLowerCase() }),
+    });
+    const run = await runOnce([{ type: 'http', url: `${rx.url}/case` }]);
+    expect(run.steps[0].output.body).toEqual({ lower: '***', upper: '***', escaped: '***' });
+  });
+
+  it('a secret used in a URL host is masked in the error text, lower-cased or punycoded', async () => {
+    const lowered = await runOnce([{ type: 'http', url: 'http://{{secrets.HOST}}.invalid/' }]);
+    expect(lowered.status).toBe('failed');
+    expect(lowered.error).toContain('***');
+    const text = JSON.stringify(lowered);
+    expect(text.toLowerCase()).not.toContain(HOST.toLowerCase());
+
+    const idn = await runOnce([{ type: 'http', url: 'http://{{secrets.IDN}}.invalid/' }]);
+    expect(idn.status).toBe('failed');
+    const idnText = JSON.stringify(idn);
+    const punycoded = new URL(`http://${IDN}.invalid/`).hostname.split('.')[0];
+    expect(punycoded).toMatch(/^xn--/);
+    expect(idnText).not.toContain(punycoded);
+    expect(idnText.toLowerCase()).not.toContain(IDN.toLowerCase());
+    expect(idn.error).toContain('***');
+  });
+});

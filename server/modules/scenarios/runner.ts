@@ -169,7 +169,7 @@ export class Runner {
     }
 
     const tctx: TemplateContext = { event: req.event ?? null, steps: [], secrets };
-    const env: StepEnv = { ctx: this.ctx, ws, auth, depth: req.depth + 1, signal };
+    const env: StepEnv = { ctx: this.ctx, ws, auth, depth: req.depth + 1, signal, masker };
     for (let i = 0; i < scenario.steps.length; i++) {
       const step = scenario.steps[i];
       let output: unknown;

@@ -10,6 +10,7 @@ import { postMessage } from '../chats/service.js';
 import { describeRequestError, HttpTimeout, sendRequest, type IncomingAnswer } from '../../core/outbound-http.js';
 import { isHttpUrl } from '../webhooks/schemas.js';
 import { isPlainObject } from './templates.js';
+import { maskThenCut, type SecretMasker } from './secret-masker.js';
 import type { StepType } from './schemas.js';
 
 /** Response bodies kept in an http step's output. */
@@ -23,6 +24,9 @@ export interface StepEnv {
   /** Depth carried on the events this step causes. */
   depth: number;
   signal: AbortSignal;
+  /** The execution's secret values: a response body longer than what is kept is masked before
+   *  it is cut, so a secret crossing the cut leaves nothing of itself. */
+  masker?: SecretMasker;
 }
 
 /** A step that ran but failed, with what it produced so far (e.g. a non-2xx response). */
@@ -80,15 +84,21 @@ async function runHttp(step: Record<string, unknown>, env: StepEnv): Promise<unk
   try {
     // One request: redirects are not followed (a 3xx fails the step, with the answer in the output).
     answer = await sendRequest({
-      method, url, headers, body: sent, timeoutMs, limit: HTTP_BODY_LIMIT, signal: env.signal,
+      // Read past the kept length by the longest secret's length: one crossing the cut is seen whole.
+      method, url, headers, body: sent, timeoutMs, limit: HTTP_BODY_LIMIT + (env.masker?.longestBytes ?? 0), signal: env.signal,
     });
   } catch (err) {
     if (env.signal.aborted) throw env.signal.reason;
     if (err instanceof HttpTimeout) throw new StepFailure(`Timed out after ${timeoutMs} ms (${method} ${url})`, { request });
     throw new StepFailure(`${method} ${url} failed: ${describeRequestError(err)}`, { request });
   }
-  let parsed: unknown = answer.body;
-  if ((answer.headers['content-type'] ?? '').includes('json')) { try { parsed = JSON.parse(answer.body); } catch { /* keep the text */ } }
+  let kept = answer.body;
+  if (Buffer.byteLength(kept) > HTTP_BODY_LIMIT) {
+    const readWasCut = Buffer.byteLength(kept) >= HTTP_BODY_LIMIT + (env.masker?.longestBytes ?? 0);
+    kept = env.masker ? maskThenCut(kept, env.masker, HTTP_BODY_LIMIT, readWasCut) : Buffer.from(kept).subarray(0, HTTP_BODY_LIMIT).toString('utf8');
+  }
+  let parsed: unknown = kept;
+  if ((answer.headers['content-type'] ?? '').includes('json')) { try { parsed = JSON.parse(kept); } catch { /* keep the text */ } }
   const output = { request, status: answer.status, headers: answer.headers, body: parsed };
   if (answer.status < 200 || answer.status >= 300) throw new StepFailure(`HTTP ${answer.status} from ${method} ${url}`, output);
   return output;

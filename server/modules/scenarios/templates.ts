@@ -2,6 +2,9 @@
 // by a plain path lookup over own properties (never eval, Function or vm), and the masking that
 // replaces every secret value by `***` in what an execution stores.
 
+import { domainToASCII } from 'node:url';
+import { secretMasker } from './secret-masker.js';
+
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
 const PATH = /^(event|steps|secrets)(?:\.[A-Za-z0-9_-]+)+$/;
@@ -80,42 +83,20 @@ function asText(v: unknown): string {
   return String(v);
 }
 
-/** What hides secret values: `text` replaces each one (in every form of `secretForms`) by `***`
- *  inside a string; `scalar` turns a number or boolean whose text is a secret into `***`. */
-export interface SecretMasker {
-  /** False when there is nothing to hide (no secrets). */
-  readonly active: boolean;
-  text(s: string): string;
-  scalar(v: number | boolean): unknown;
-}
-
-const MASK = '***';
-/** JSON number text, as a secret might be echoed back as a number. */
-const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-export function secretMasker(secrets: Iterable<string>): SecretMasker {
-  const values = [...new Set(secrets)].filter((s) => s.length > 0);
-  const needles = [...new Set(values.flatMap(secretForms))]
-    .filter((s) => s.length > 0)
-    .sort((a, b) => b.length - a.length);
-  const scalars = new Set(values);
-  const numbers = new Set(values.filter((s) => NUMBER_TEXT.test(s)).map(Number).filter(Number.isFinite));
-  return {
-    active: needles.length > 0,
-    // Longer needles first, so that one secret containing another is fully hidden.
-    text: (s) => needles.reduce((acc, n) => (acc.includes(n) ? acc.split(n).join(MASK) : acc), s),
-    scalar: (v) => (scalars.has(String(v)) || (typeof v === 'number' && numbers.has(v)) ? MASK : v),
-  };
-}
+export { secretMasker, type SecretMasker } from './secret-masker.js';
 
 /** The forms a secret value takes when it travels: as is; JSON-escaped (also with non-ASCII as
  *  `\u00e9`, and `/` as `\/`); `encodeURIComponent`; as the WHATWG URL parser (Node's `URL`,
- *  `fetch`, `http.request`) writes it in a path or a query; and form-encoded (`URLSearchParams`). */
+ *  `fetch`, `http.request`) writes it in a path or a query; form-encoded (`URLSearchParams`); and
+ *  as a host name (IDNA: a non-ASCII name in punycode, `xn--...`). Letter case is not part of a
+ *  form: the masker matches every form whatever its case (a host comes back lower-cased). */
 export function secretForms(s: string): string[] {
   const json = JSON.stringify(s).slice(1, -1);
   const jsonAscii = json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const forms = [s, json, jsonAscii, jsonAscii.replaceAll('/', '\\/'), urlForm(s, 'path'), urlForm(s, 'query'), new URLSearchParams([['', s]]).toString().slice(1)];
   try { forms.push(encodeURIComponent(s)); } catch { /* a lone surrogate: URL forms above cover it */ }
+  const host = domainToASCII(s);
+  if (host && host !== s.toLowerCase()) forms.push(host);
   return forms;
 }
 
