@@ -57,3 +57,40 @@ test('create a webhook, see a delivery to a local receiver in the log, toggle it
     receiver.close();
   }
 });
+
+test('a failed delivery: the retry time shown, the body pretty-printed, sent again by hand', async ({ signedIn: page, ws }) => {
+  test.setTimeout(60_000);
+  let answer = 503;
+  const received: Array<{ headers: Record<string, string>; body: string }> = [];
+  const receiver: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => { received.push({ headers: req.headers as Record<string, string>, body }); res.writeHead(answer, { 'content-type': 'application/json' }); res.end('{"ok":false,"why":"down"}'); });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  try {
+    await ws.api('POST', '/database', { _id: 'orders', setting: { read: 'private', write: 'private', update: 'private' } });
+    const hook = (await ws.api('POST', '/webhooks', { name: 'Flaky', url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, events: ['record.*'] })).body;
+    await ws.api('POST', '/database/orders', { total: 7 });
+    // The server's e2e retry delays are 200 and 400 ms: three attempts, all failed.
+    await expect.poll(async () => (await ws.api('GET', `/webhooks/${hook._id}/logs`)).body.meta.total, { timeout: 15_000 }).toBe(3);
+    await page.goto(`/app/${ws.id}/webhooks/${hook._id}`);
+    await page.getByRole('button', { name: /^Details of attempt 1 of record\.created/ }).click();
+    const detail = page.getByRole('dialog', { name: 'record.created, attempt 1' });
+    await expect(detail).toContainText('Retry planned for');
+    // Pretty-printed: one key a line.
+    await expect(detail.locator('pre').nth(1)).toContainText('\n  "type": "record.created"');
+    await expect(detail.locator('pre').nth(2)).toContainText('\n  "why": "down"');
+    await expectAccessible(page, 'delivery detail with a retry');
+
+    answer = 200;
+    await detail.getByRole('button', { name: 'Send this event again' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Sent record.created again' })).toContainText('the receiver answered 200');
+    await expect(page.getByRole('row').filter({ hasText: 'sent again by hand' })).toContainText('200');
+    expect(received).toHaveLength(4);
+    expect(received[3].headers['webhook-id']).toBe(received[0].headers['webhook-id']);
+    expect(received[3].body).toBe(received[0].body);
+  } finally {
+    receiver.close();
+  }
+});

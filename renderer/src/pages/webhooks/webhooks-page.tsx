@@ -16,7 +16,22 @@ import type { ListResponse } from '../../../../server/shared/models';
 
 interface Webhook { _id: string; name: string; url: string; events: string[]; active: boolean; filter?: { collection: string }; createdAt: string; secret?: string }
 interface Delivery { _id: string; eventId: string; event: string; attempt: number; status: string; durationMs?: number; error?: string | null;
-  request: { headers: Record<string, string>; body: unknown }; response?: { status?: number; body?: string } | null; createdAt: string }
+  request: { headers: Record<string, string>; body: unknown; bodyTruncated?: boolean }; response?: { status?: number; body?: string } | null;
+  /** When this failed attempt is retried; null when none is. */
+  nextAttemptAt?: string | null; redeliveryOf?: string; createdAt: string }
+
+/** JSON text pretty-printed; anything else as it is. */
+function pretty(body: unknown): string {
+  if (typeof body !== 'string') return JSON.stringify(body, null, 2);
+  try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }
+}
+
+/** A retry still to come: the newest failed attempt of its event, its time not passed long ago. */
+function pendingRetry(d: Delivery, all: Delivery[]): string | undefined {
+  if (!d.nextAttemptAt) return undefined;
+  const newer = all.some((x) => x.eventId === d.eventId && x.createdAt > d.createdAt);
+  return newer ? undefined : d.nextAttemptAt;
+}
 
 export function WebhooksPage() {
   const { appId = '', id } = useParams();
@@ -132,6 +147,12 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
     placeholderData: keepPreviousData,
   });
   const test = useMutation({ mutationFn: () => workspaceApi(appId, `/webhooks/${enc(id)}/test`, { method: 'POST' }), onSuccess: () => void logs.refetch() });
+  // Sends that attempt's event again (same event id, signed anew); the answer is the new attempt.
+  const redeliver = useMutation({
+    mutationFn: (d: Delivery) => workspaceApi<Delivery>(appId, `/webhooks/${enc(id)}/logs/${enc(d._id)}/redeliver`, { method: 'POST' }),
+    onSuccess: (d) => { setOpen(null); setSent(d); void logs.refetch(); },
+  });
+  const [sent, setSent] = useState<Delivery | null>(null);
   const del = useMutation({ mutationFn: () => workspaceApi(appId, `/webhooks/${enc(id)}`, { method: 'DELETE' }), onSuccess: () => navigate(`/app/${appId}/webhooks`) });
   return (
     <div className="stack">
@@ -146,7 +167,8 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
           <button type="button" onClick={() => { if (confirm('Delete this webhook and its delivery log?')) del.mutate(); }}>Delete</button>
         </div>
       </div>
-      <ErrorBox error={hook.error ?? logs.error ?? test.error ?? del.error} />
+      <ErrorBox error={hook.error ?? logs.error ?? test.error ?? del.error ?? redeliver.error} />
+      {sent ? <div className="notice" role="status">Sent <code>{sent.event}</code> again: {sent.status === 'succeeded' ? `the receiver answered ${sent.response?.status ?? ''}` : `it failed (${sent.error ?? sent.response?.status ?? ''})`}{sent.nextAttemptAt ? `; next retry at ${new Date(sent.nextAttemptAt).toLocaleTimeString()}` : ''}.</div> : null}
       <h2>Deliveries</h2>
       <table className="list">
         <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Result</th><th scope="col">Duration</th><th scope="col">Details</th></tr></thead>
@@ -156,9 +178,16 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
               <td className="muted small">{new Date(d.createdAt).toLocaleTimeString()}</td>
               <td><code>{d.event}</code></td>
               <td>{d.attempt}</td>
-              <td><span className={`badge ${d.status === 'succeeded' || d.status === 'success' ? 'ok' : 'bad'}`}>{d.response?.status ?? d.status}</span>{d.error ? <span className="muted small"> {d.error}</span> : null}</td>
+              <td>
+                <span className={`badge ${d.status === 'succeeded' || d.status === 'success' ? 'ok' : 'bad'}`}>{d.response?.status ?? d.status}</span>{d.error ? <span className="muted small"> {d.error}</span> : null}
+                {pendingRetry(d, logs.data.data) ? <div className="small" title={pendingRetry(d, logs.data.data)}>Next retry at {new Date(pendingRetry(d, logs.data.data)!).toLocaleTimeString()}</div> : null}
+                {d.redeliveryOf ? <div className="muted small">sent again by hand</div> : null}
+              </td>
               <td>{d.durationMs !== undefined ? `${d.durationMs} ms` : ''}</td>
-              <td><button type="button" className="small" onClick={() => setOpen(d)} aria-label={`Details of attempt ${d.attempt} of ${d.event}`}>Open</button></td>
+              <td><div className="row" style={{ flexWrap: 'nowrap' }}>
+                <button type="button" className="small" onClick={() => setOpen(d)} aria-label={`Details of attempt ${d.attempt} of ${d.event}`}>Open</button>
+                <button type="button" className="small" disabled={redeliver.isPending} onClick={() => redeliver.mutate(d)} aria-label={`Send ${d.event} of ${new Date(d.createdAt).toLocaleTimeString()} again`}>Send again</button>
+              </div></td>
             </tr>
           ))}
           {logs.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">No delivery yet. Send a test event, or change something this webhook listens to.</td></tr> : null}
@@ -168,9 +197,13 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
       <Dialog open={!!open} side title={open ? `${open.event}, attempt ${open.attempt}` : ''} onClose={() => setOpen(null)}>
         {open ? (
           <div className="stack">
+            <div className="row">
+              <button type="button" className="small" disabled={redeliver.isPending} onClick={() => redeliver.mutate(open)}>Send this event again</button>
+              {open.nextAttemptAt ? <span className="small">Retry planned for {new Date(open.nextAttemptAt).toLocaleString()} (<span className="mono">{open.nextAttemptAt}</span>)</span> : null}
+            </div>
             <h3>Request headers</h3><pre>{JSON.stringify(open.request.headers, null, 2)}</pre>
-            <h3>Request body</h3><pre>{typeof open.request.body === 'string' ? open.request.body : JSON.stringify(open.request.body, null, 2)}</pre>
-            <h3>Response {open.response?.status ?? ''}</h3><pre>{open.response?.body ?? open.error ?? '(none)'}</pre>
+            <h3>Request body{open.request.bodyTruncated ? ' (cut at 64 KiB)' : ''}</h3><pre>{pretty(open.request.body)}</pre>
+            <h3>Response {open.response?.status ?? ''}</h3><pre>{open.response?.body !== undefined ? pretty(open.response.body) : open.error ?? '(none)'}</pre>
           </div>
         ) : null}
       </Dialog>
