@@ -16,6 +16,8 @@ export const PG_SUITES = [
   'server/modules/workspaces/**/*.test.ts',
   'server/modules/credentials/**/*.test.ts',
   'server/v2/**/*.test.ts',
+  'server/modules/clock/**/*.test.ts',
+  'server/modules/faults/**/*.test.ts',
 ];
 
 // CI's JSON report of this run goes beside the embedded run's (vitest.json → vitest.pg.json), so

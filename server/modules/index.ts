@@ -12,6 +12,7 @@ import { realtimeModule } from './realtime/routes.js';
 import { webhooksModule } from './webhooks/routes.js';
 import { scenariosModule } from './scenarios/routes.js';
 import { credentialsModule } from './credentials/routes.js';
+import { clockModule } from './clock/routes.js';
 
 export const modules: Module[] = [
   workspacesModule,
@@ -26,4 +27,5 @@ export const modules: Module[] = [
   webhooksModule,
   scenariosModule,
   credentialsModule,
+  clockModule,
 ];

@@ -41,6 +41,26 @@ const LOAD_RETRY_MS = 1000;
 const LOAD_RETRY_MAX_MS = 60_000;
 import type { CollectionDef } from '../shared/models.js';
 import { ID_SOURCE } from '../core/ids.js';
+import { clockNow, type ClockSetting } from '../core/clock.js';
+
+/** Settings that are test controls, not content: the workspace's clock and its injected faults.
+ *  Snapshots, exports and forks leave them out; a restore, import or reset keeps the current
+ *  ones. */
+export const CONTROL_SETTINGS = ['clock', 'faults'] as const;
+
+/** A copy of settings without the test controls. */
+export function withoutControls<T extends object>(settings: T): T {
+  const out = { ...settings } as Record<string, unknown>;
+  for (const key of CONTROL_SETTINGS) delete out[key];
+  return out as T;
+}
+
+/** `settings` with the test controls of `current` (those `settings` carries are dropped). */
+export function withControlsOf<T extends object>(settings: T, current: object): T {
+  const out = withoutControls(settings) as Record<string, unknown>;
+  for (const key of CONTROL_SETTINGS) if ((current as Record<string, unknown>)[key] !== undefined) out[key] = (current as Record<string, unknown>)[key];
+  return out as T;
+}
 
 export interface WorkspaceSettings {
   name: string;
@@ -48,6 +68,8 @@ export interface WorkspaceSettings {
   collections: CollectionDef[];
   /** The admin created with the workspace; reset keeps it. */
   firstAdminId?: string;
+  /** The workspace's clock (core/clock.ts); absent: the machine's time. */
+  clock?: ClockSetting;
   [key: string]: unknown;
 }
 
@@ -68,6 +90,9 @@ export class Workspace {
   private opened = new Map<string, DocStore>();
   /** Set while a restore or import swaps the content: requests get 503. */
   busy = false;
+  /** Told when the workspace's clock was set, moved or returned to real time: `local` when the
+   *  change was made in this process (false: another process on the same database made it). */
+  readonly clockListeners = new Set<(local: boolean) => void | Promise<void>>();
 
   private constructor(
     readonly id: string,
@@ -106,6 +131,12 @@ export class Workspace {
   }
 
   get inMemory(): boolean { return this.dir === undefined; }
+
+  /** The workspace's time now, in epoch ms: the machine's, unless its clock was set. */
+  now(): number { return clockNow(this.settings.data.clock); }
+
+  /** The workspace's time now, ISO 8601. */
+  nowIso(): string { return new Date(clockNow(this.settings.data.clock)).toISOString(); }
 
   /** The folder for this workspace's uploaded files (created on demand); undefined in memory. */
   get filesDir(): string | undefined { return this.dir && join(this.dir, 'files'); }

@@ -35,7 +35,7 @@ export function onEmail(ws: Workspace, fn: () => void): () => void {
 
 export async function sendEmail(ws: Workspace, email: { type: string; to: string; subject: string; text: string; [key: string]: unknown }): Promise<OutboxEmail> {
   const store = await outboxStore(ws);
-  const stamp = Math.max(Date.now(), (lastStamp.get(ws.id) ?? 0) + 1);
+  const stamp = Math.max(ws.now(), (lastStamp.get(ws.id) ?? 0) + 1);
   lastStamp.set(ws.id, stamp);
   const doc: OutboxEmail = { ...email, _id: newId(), createdAt: new Date(stamp).toISOString() };
   const stored = (await store.insert(doc)) as OutboxEmail;

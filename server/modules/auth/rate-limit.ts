@@ -24,8 +24,8 @@ export interface Attempt { key: string; /** The database's row of a shared attem
 
 /** The limiter kept in the database (storage/pg/coordination.ts SharedLoginLimiter). */
 export interface SharedLimiter {
-  begin(workspace: string, email: string): Promise<string>;
-  end(id: string, failed: boolean): Promise<void>;
+  begin(workspace: string, email: string, now: () => number): Promise<string>;
+  end(id: string, failed: boolean, now: number): Promise<void>;
   clearWorkspace(workspace: string): Promise<void>;
 }
 
@@ -45,18 +45,19 @@ export class LoginLimiter {
   shared?: SharedLimiter;
 
   /** Admits an attempt for `key` (waiting while too many are in flight); throws 429 once the
-   *  window holds `limit` failures. Returns undefined when the limiter is off. */
-  async begin(key: string): Promise<Attempt | undefined> {
+   *  window holds `limit` failures. Returns undefined when the limiter is off. `now` gives the
+   *  workspace's time (epoch ms): the window follows the workspace's clock. */
+  async begin(key: string, now: () => number = Date.now): Promise<Attempt | undefined> {
     if (this.limit === false || this.limit <= 0) return undefined;
     if (this.shared) {
       const [workspace, email] = splitKey(key);
-      return { key, id: await this.shared.begin(workspace, email) };
+      return { key, id: await this.shared.begin(workspace, email, now) };
     }
     for (;;) {
-      const now = Date.now();
-      const state = this.state(key, now);
+      const at = now();
+      const state = this.state(key, at);
       if (state.failures.length >= this.limit) {
-        throw ApiError.rateLimited(Math.max(1, Math.ceil((state.failures[0] + WINDOW_MS - now) / 1000)));
+        throw ApiError.rateLimited(Math.max(1, Math.ceil((state.failures[0] + WINDOW_MS - at) / 1000)));
       }
       if (state.failures.length + state.inFlight < this.limit) {
         state.inFlight++;
@@ -67,16 +68,16 @@ export class LoginLimiter {
   }
 
   /** The attempt is over: a failure counts from now on, a success never does. */
-  end(attempt: Attempt | undefined, failed: boolean): void {
+  end(attempt: Attempt | undefined, failed: boolean, now: number = Date.now()): void {
     if (!attempt) return;
     if (this.shared && attempt.id) {
-      void this.shared.end(attempt.id, failed).catch(() => undefined); // a lost row lapses by itself
+      void this.shared.end(attempt.id, failed, now).catch(() => undefined); // a lost row lapses by itself
       return;
     }
     const state = this.keys.get(attempt.key);
     if (!state) return;
     state.inFlight = Math.max(0, state.inFlight - 1);
-    if (failed) state.failures.push(Date.now());
+    if (failed) state.failures.push(now);
     for (const wake of state.waiting.splice(0)) wake();
     if (state.inFlight === 0 && state.failures.length === 0 && state.waiting.length === 0) this.keys.delete(attempt.key);
   }

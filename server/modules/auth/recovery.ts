@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import type { UserDoc } from '../users/repo.js';
 import { hashToken } from './sessions.js';
 import { sendEmail } from './outbox.js';
@@ -21,13 +21,14 @@ async function resetStore(ws: Workspace): Promise<Store> {
 export async function sendRecoveryEmail(ws: Workspace, user: UserDoc): Promise<void> {
   const store = await resetStore(ws);
   const token = `hbp_${randomBytes(32).toString('base64url')}`;
-  const expiresAt = new Date(Date.now() + RESET_TTL_SECONDS * 1000).toISOString();
+  // The workspace's time: reset tokens expire by its clock.
+  const now = ws.now();
+  const expiresAt = new Date(now + RESET_TTL_SECONDS * 1000).toISOString();
   // Expired tokens of this user are dropped here, so the store does not grow without bound.
-  const now = Date.now();
   for (const old of (await store.findBy('userId', user._id)) as ResetTokenDoc[]) {
     if (Date.parse(old.expiresAt) <= now) await store.remove(old._id);
   }
-  await store.insert({ _id: newId(), userId: user._id, tokenHash: hashToken(token), expiresAt, createdAt: nowIso() });
+  await store.insert({ _id: newId(), userId: user._id, tokenHash: hashToken(token), expiresAt, createdAt: ws.nowIso() });
   await sendEmail(ws, {
     type: 'password-reset',
     to: user.email,
@@ -58,7 +59,7 @@ export async function consumeResetToken(ws: Workspace, token: string): Promise<s
   } finally {
     spending.delete(key);
   }
-  if (Date.parse(doc.expiresAt) <= Date.now()) throw invalidToken();
+  if (Date.parse(doc.expiresAt) <= ws.now()) throw invalidToken();
   return doc.userId;
 }
 

@@ -22,7 +22,7 @@ let dummyHash: Promise<string> | undefined;
 const dummy = (cost: number) => (dummyHash ??= hashPassword('homebase-no-such-user', cost));
 
 export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<LoginResult> {
-  const attempt = await limiter.begin(limiterKey(ws, email));
+  const attempt = await limiter.begin(limiterKey(ws, email), () => ws.now());
   let user: UserDoc | undefined;
   let ok = false;
   let failed = false;
@@ -32,7 +32,7 @@ export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimite
     failed = !ok;
   } finally {
     // Only a wrong email or password counts; an attempt that broke on something else does not.
-    limiter.end(attempt, failed);
+    limiter.end(attempt, failed, ws.now());
   }
   if (!ok || !user) throw ApiError.unauthorized('Invalid email or password');
   return createSession(ws, user, ctx.config);
@@ -72,14 +72,14 @@ export async function resetPassword(ctx: AppContext, ws: Workspace, token: strin
 /** A wrong current password counts as a failed login of that email (a stolen access token
  *  must not become a way to guess the password without limit). */
 export async function changePassword(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, auth: AuthInfo, actor: Actor | undefined, currentPassword: string, newPassword: string): Promise<UserDoc> {
-  const attempt = await limiter.begin(limiterKey(ws, auth.user.email));
+  const attempt = await limiter.begin(limiterKey(ws, auth.user.email), () => ws.now());
   let ok = false;
   let failed = false;
   try {
     ok = await verifyPassword(currentPassword, auth.user.passwordHash);
     failed = !ok;
   } finally {
-    limiter.end(attempt, failed);
+    limiter.end(attempt, failed, ws.now());
   }
   if (!ok) throw ApiError.invalidField('currentPassword', 'invalid', 'The current password is wrong');
   return changeUser(ctx, ws, auth.userId, { password: newPassword }, { actor, keepSessionId: auth.sessionId });

@@ -7,7 +7,7 @@ import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:c
 import type { Workspace } from '../../storage/workspace.js';
 import { getEach, withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { publicUser, type UserDoc } from '../users/repo.js';
 import type { User } from '../../shared/models.js';
 import { sessionsEnded } from './session-ends.js';
@@ -66,9 +66,11 @@ function verifySignature(ws: Workspace, token: string): Readonly<TokenClaims> {
   let cache = verified.get(ws);
   if (!cache || cache.key !== key) { cache = { key, tokens: new Map() }; verified.set(ws, cache); }
   const hit = cache.tokens.get(token);
-  if (hit && hit.exp! > Date.now() / 1000) return hit;
+  // Expiry is judged by the workspace's clock (it may be set or moved by a test suite).
+  const now = ws.now() / 1000;
+  if (hit && hit.exp! > now) return hit;
   if (hit) cache.tokens.delete(token); // expired: jwt.verify below says so
-  const claims = jwt.verify(token, key, { algorithms: ['HS256'] }) as TokenClaims & { exp?: unknown; nbf?: unknown };
+  const claims = jwt.verify(token, key, { algorithms: ['HS256'], clockTimestamp: Math.floor(now) }) as TokenClaims & { exp?: unknown; nbf?: unknown };
   if (typeof claims === 'object' && claims !== null && typeof claims.exp === 'number' && claims.nbf === undefined) {
     if (cache.tokens.size >= VERIFIED_MAX) cache.tokens.clear();
     cache.tokens.set(token, Object.freeze(claims) as TokenClaims & { exp: number });
@@ -76,18 +78,20 @@ function verifySignature(ws: Workspace, token: string): Readonly<TokenClaims> {
   return claims;
 }
 
+/** Signs an access token; `iat` and `exp` are the workspace's time (its clock). */
 export function signAccessToken(ws: Workspace, claims: TokenClaims, ttlSeconds: number): string {
-  return jwt.sign(claims, signingKey(ws), { algorithm: 'HS256', expiresIn: ttlSeconds });
+  const iat = Math.floor(ws.now() / 1000);
+  return jwt.sign({ ...claims, iat }, signingKey(ws), { algorithm: 'HS256', expiresIn: ttlSeconds });
 }
 
-const refreshExpiry = (settings: TokenSettings) => new Date(Date.now() + settings.refreshTtl * 1000).toISOString();
+const refreshExpiry = (ws: Workspace, settings: TokenSettings) => new Date(ws.now() + settings.refreshTtl * 1000).toISOString();
 
 /** Starts a session for a user and returns the login result. */
 export async function createSession(ws: Workspace, user: UserDoc, settings: TokenSettings, impersonatedBy?: string): Promise<LoginResult> {
   const store = await sessionsStore(ws);
   await purgeExpiredSessions(ws, store, user._id);
   const refreshToken = newRefreshToken();
-  const now = nowIso();
+  const now = ws.nowIso();
   const session: SessionDoc = {
     _id: newId(),
     userId: user._id,
@@ -95,7 +99,7 @@ export async function createSession(ws: Workspace, user: UserDoc, settings: Toke
     rotated: [],
     revoked: false,
     ...(impersonatedBy ? { impersonatedBy } : {}),
-    expiresAt: refreshExpiry(settings),
+    expiresAt: refreshExpiry(ws, settings),
     createdAt: now,
     updatedAt: now,
   };
@@ -189,7 +193,7 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
       await endSession(ws, store, session._id);
       throw ApiError.unauthorized('Refresh token already used; the session has been ended');
     }
-    if (Date.parse(session.expiresAt) <= Date.now()) {
+    if (Date.parse(session.expiresAt) <= ws.now()) {
       await endSession(ws, store, session._id);
       throw ApiError.unauthorized('Refresh token expired; sign in again');
     }
@@ -204,8 +208,8 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
       ...session,
       refreshHash: hashToken(next),
       rotated: [...session.rotated, hash].slice(-ROTATED_KEPT),
-      expiresAt: refreshExpiry(settings),
-      updatedAt: nowIso(),
+      expiresAt: refreshExpiry(ws, settings),
+      updatedAt: ws.nowIso(),
     };
     await store.replace(session._id, updated);
     return { token: accessTokenFor(ws, user, updated, settings), refreshToken: next, user: publicUser(user) };
@@ -247,7 +251,7 @@ export async function revokeUserSessions(ws: Workspace, userId: string, exceptSe
 
 /** Drops a user's sessions whose refresh token has expired (called when a new one starts). */
 async function purgeExpiredSessions(ws: Workspace, store: Store, userId: string): Promise<void> {
-  const now = Date.now();
+  const now = ws.now(); // the workspace's time: its clock
   const ended: string[] = [];
   for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
     if (s.revoked || Date.parse(s.expiresAt) <= now) { await store.remove(s._id); ended.push(s._id); }

@@ -10,7 +10,7 @@ import { actorOf, type AuthInfo } from '../auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
 import { withoutReadOnly } from '../../core/read-only.js';
 import { parseBody } from '../../core/validate.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { findUser } from '../users/repo.js';
 import {
   addMemberSchema, createChannelSchema, postMessageSchema, updateChannelSchema, updateMessageSchema,
@@ -28,7 +28,7 @@ export interface ListResult<T> { data: T[]; total: number }
 
 function publish(ctx: AppContext, ws: Workspace, type: EventType, data: Record<string, unknown>, opts: ServiceOpts) {
   ctx.bus.publish({
-    type, app: ws.id, data,
+    type, app: ws.id, timestamp: ws.nowIso(), data,
     // actorOf only reads req.auth: the same actor whether the change came by REST or not.
     actor: actorOf({ auth: opts.auth } as Request),
     ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
@@ -110,7 +110,7 @@ export async function createChannel(ctx: AppContext, ws: Workspace, input: unkno
       .find((c) => c.type === 'direct' && isMember(c as ChannelDoc, others[0]));
     if (existing) throw ApiError.conflict('A direct channel between these two users already exists', { channelId: existing._id });
   }
-  const now = nowIso();
+  const now = ws.nowIso();
   const members = [me, ...others];
   const doc: ChannelDoc = {
     _id: newId(),
@@ -136,7 +136,7 @@ export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, 
     assertOwnerOrAdmin(channel, opts.auth, 'change this channel');
     const body = parseBody(updateChannelSchema, withoutReadOnly(input, CHANNEL_READ_ONLY, publicChannel(channel)));
     if (channel.type === 'group' && body.name !== undefined && !body.name.trim()) throw ApiError.invalidField('name', 'too_short', "A group channel's 'name' cannot be empty");
-    const next: ChannelDoc = { ...channel, updatedAt: nowIso() };
+    const next: ChannelDoc = { ...channel, updatedAt: ws.nowIso() };
     if (body.name !== undefined) next.name = body.name;
     if (body.description !== undefined) next.description = body.description;
     if (body.members !== undefined) {
@@ -187,7 +187,7 @@ export async function addMember(ctx: AppContext, ws: Workspace, channelId: strin
     if (channel.type === 'direct') throw ApiError.invalidField('userId', 'invalid', 'A direct channel has exactly two members');
     if (!(await findUser(ws, userId))) throw ApiError.notFound('User', userId);
     if (isMember(channel, userId)) throw ApiError.conflict(`User '${userId}' is already a member of this channel`, { field: 'userId' });
-    const now = nowIso();
+    const now = ws.nowIso();
     const membership = { userId, joinedAt: now };
     const memberships = [...channel.memberships, membership];
     const saved = await saveChannel(ws, {
@@ -207,7 +207,7 @@ export async function removeMember(ctx: AppContext, ws: Workspace, channelId: st
     if (!isMember(channel, userId)) throw ApiError.notFound('Member', userId);
     const memberships = channel.memberships.filter((m) => m.userId !== userId);
     const saved = await saveChannel(ws, {
-      ...channel, members: channel.members.filter((u) => u !== userId), memberships, _owner: ownerAfter(channel, memberships), updatedAt: nowIso(),
+      ...channel, members: channel.members.filter((u) => u !== userId), memberships, _owner: ownerAfter(channel, memberships), updatedAt: ws.nowIso(),
     });
     publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
   });
@@ -232,7 +232,7 @@ export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMes
   const channel = await loadChannel(ws, channelId);
   assertMember(channel, opts.auth);
   const body = parseBody(postMessageSchema, withoutReadOnly(rest, NEW_MESSAGE_READ_ONLY));
-  const now = monotonicNow();
+  const now = monotonicNow(ws);
   const doc: MessageDoc = {
     _id: newId(),
     channelId,
@@ -270,7 +270,7 @@ async function applyMessageUpdate(ctx: AppContext, ws: Workspace, id: string, in
   const channel = await loadChannel(ws, message.channelId);
   if (!isMember(channel, opts.auth.userId)) throw ApiError.forbidden('Only members of this channel may edit its messages');
   const body = parseBody(updateMessageSchema, withoutReadOnly(input, MESSAGE_READ_ONLY, message));
-  const next: MessageDoc = { ...message, ...body, updatedAt: nowIso() };
+  const next: MessageDoc = { ...message, ...body, updatedAt: ws.nowIso() };
   const saved = (await (await messagesStore(ws)).replace(id, next)) as MessageDoc | undefined;
   if (!saved) throw ApiError.notFound('Message', id);
   publish(ctx, ws, 'message.updated', saved, opts);

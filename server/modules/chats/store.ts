@@ -57,13 +57,16 @@ export function isMember(channel: Pick<ChannelDoc, 'members'>, userId: string): 
   return Array.isArray(channel.members) && channel.members.includes(userId);
 }
 
-let lastStamp = 0;
-/** An ISO timestamp strictly later than the previous one this process handed out, so that
- *  "newest first" never depends on random ids when two messages share a millisecond. */
-export function monotonicNow(): string {
-  const now = Date.now();
-  lastStamp = now > lastStamp ? now : lastStamp + 1;
-  return new Date(lastStamp).toISOString();
+const lastStamps = new WeakMap<Workspace, number>();
+/** The workspace's time as an ISO timestamp strictly later than the previous one this process
+ *  handed out in that workspace, so that "newest first" never depends on random ids when two
+ *  messages share a millisecond (or the workspace's clock stands still). */
+export function monotonicNow(ws: Workspace): string {
+  const now = ws.now();
+  const last = lastStamps.get(ws) ?? 0;
+  const stamp = now > last ? now : last + 1;
+  lastStamps.set(ws, stamp);
+  return new Date(stamp).toISOString();
 }
 
 const locks = new Map<string, Promise<unknown>>();

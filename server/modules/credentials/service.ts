@@ -5,7 +5,7 @@ import type { Doc, StoreQuery } from '../../storage/doc-store.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { seal, unseal } from '../../core/crypto.js';
 
@@ -63,7 +63,7 @@ export async function getCredential(ws: Workspace, id: string): Promise<Credenti
 export async function createCredential(ws: Workspace, input: NewCredential): Promise<Credential> {
   const store = await credentialStore(ws);
   await assertNameFree(store, input.name);
-  const now = nowIso();
+  const now = ws.nowIso();
   const doc: CredentialDoc = {
     _id: newId(), name: input.name, type: input.type ?? 'generic', description: input.description ?? '',
     sealedValue: seal(ws, input.value), createdAt: now, updatedAt: now,
@@ -87,7 +87,7 @@ async function applyCredentialUpdate(ws: Workspace, store: Store, id: string, ch
     ...(changes.type !== undefined ? { type: changes.type } : {}),
     ...(changes.description !== undefined ? { description: changes.description } : {}),
     ...(changes.value !== undefined ? { sealedValue: seal(ws, changes.value) } : {}),
-    updatedAt: nowIso(),
+    updatedAt: ws.nowIso(),
   };
   try {
     const saved = await store.replace(id, next as unknown as Doc);

@@ -3,7 +3,7 @@
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
 import type { SettingsWriter } from '../../storage/settings-store.js';
 import { ApiError } from '../../core/errors.js';
-import { idFoldKey, nowIso } from '../../core/ids.js';
+import { idFoldKey } from '../../core/ids.js';
 import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
 
 /** Setting used when a collection is created without one (or without some keys). */
@@ -68,7 +68,7 @@ export function createCollection(ws: Workspace, input: CollectionInput): Promise
     if (twin) {
       throw ApiError.conflict(`Collection '${twin._id}' already exists; collection ids may not differ only in case (they name files on case-insensitive file systems)`, { field: '_id' });
     }
-    const now = nowIso();
+    const now = ws.nowIso();
     const def: CollectionDef = {
       _id: input._id,
       name: input.name ?? input._id,
@@ -91,7 +91,7 @@ export function updateCollection(ws: Workspace, id: string, patch: CollectionPat
       ...def,
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.setting ? { setting: mergeSetting(def.setting, patch.setting) } : {}),
-      updatedAt: nowIso(),
+      updatedAt: ws.nowIso(),
     });
   });
 }

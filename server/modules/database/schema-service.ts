@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
-import { ID_PATTERN, ID_RULE, newId, nowIso } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, newId } from '../../core/ids.js';
 import { assertReadOnlyKept } from '../../core/read-only.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
@@ -24,7 +24,7 @@ export const UNINDEXABLE = new Set(['_id', 'createdAt']);
 
 /** Saves a changed schema after the store accepted its index set (409 otherwise). */
 async function commit(ws: Workspace, write: SchemaWriter, def: CollectionDef, change: Partial<Pick<CollectionDef, 'fields' | 'views' | 'indexes'>>): Promise<CollectionDef> {
-  const next: CollectionDef = { ...def, ...change, updatedAt: nowIso() };
+  const next: CollectionDef = { ...def, ...change, updatedAt: ws.nowIso() };
   if (change.fields || change.indexes) {
     try {
       await applyIndexes(ws, def, next);
@@ -67,7 +67,7 @@ function buildField(ws: Workspace, collectionId: string, others: FieldDef[], bod
     throw ApiError.invalidField(body._id ? '_id' : 'name', 'invalid', `'${body._id ? '_id' : 'name'}' cannot be '${id}': it names a built-in property of JavaScript objects`);
   }
   if (others.some((f) => f._id === id)) throw ApiError.conflict(`Field '${id}' already exists`, { field: '_id' });
-  const now = nowIso();
+  const now = ws.nowIso();
   return checkField(ws, { ...body, _id: id, name: body.name ?? id, createdAt: now, updatedAt: now } as FieldDef, collectionId);
 }
 
@@ -104,7 +104,7 @@ export function updateField(ws: Workspace, collectionId: string, fieldId: string
     const def = getCollection(ws, collectionId);
     const old = find(def.fields, fieldId, 'Field');
     assertReadOnlyKept(body, ['_id'], old); // the key in records
-    const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: nowIso() };
+    const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: ws.nowIso() };
     if (body.default === null) delete merged.default;
     const field = checkField(ws, merged, collectionId);
     await commit(ws, write, def, { fields: def.fields.map((f) => (f._id === fieldId ? field : f)) });
@@ -155,7 +155,7 @@ export function createView(ws: Workspace, collectionId: string, body: z.infer<ty
     const def = getCollection(ws, collectionId);
     const id = body._id ?? newId();
     if (def.views.some((v) => v._id === id)) throw ApiError.conflict(`View '${id}' already exists`, { field: '_id' });
-    const now = nowIso();
+    const now = ws.nowIso();
     const view = checkView(def, { _id: id, name: body.name ?? id, filter: body.filter ?? {}, ...viewParts(body), createdAt: now, updatedAt: now });
     await commit(ws, write, def, { views: [...def.views, view] });
     return view;
@@ -169,7 +169,7 @@ export function updateView(ws: Workspace, collectionId: string, viewId: string, 
     assertReadOnlyKept(body, ['_id'], old);
     const view = checkView(def, {
       ...old, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.filter !== undefined ? { filter: body.filter } : {}),
-      ...viewParts(body), updatedAt: nowIso(),
+      ...viewParts(body), updatedAt: ws.nowIso(),
     });
     await commit(ws, write, def, { views: def.views.map((v) => (v._id === viewId ? view : v)) });
     return view;
@@ -210,7 +210,7 @@ export function createIndex(ws: Workspace, collectionId: string, body: z.infer<t
     const key = [...fields].sort().join(',');
     const same = def.indexes.find((i) => [...i.fields].sort().join(',') === key);
     if (same) throw ApiError.conflict(`Index '${same._id}' already covers these fields`, { field: 'fields' });
-    const index: IndexDef = { _id: id, fields, unique: body.unique ?? false, createdAt: nowIso() };
+    const index: IndexDef = { _id: id, fields, unique: body.unique ?? false, createdAt: ws.nowIso() };
     await commit(ws, write, def, { indexes: [...def.indexes, index] });
     return index;
   });

@@ -9,7 +9,7 @@ import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { actorOf, type AuthInfo } from '../auth/authenticate.js';
-import { ID_PATTERN, ID_RULE, isReservedRecordId, newId, nowIso } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, isReservedRecordId, newId } from '../../core/ids.js';
 import { conditionsFromObject, listMeta, parseListQuery, parseSort, type TypeOf } from '../../core/list-query.js';
 import type { EventType } from '../../shared/events.js';
 import type { FieldError } from '../../shared/error-codes.js';
@@ -115,7 +115,7 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
   return store.exclusive(id, async () => {
     if (await store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
     const owner = (_owner as string | undefined) ?? opts.auth?.userId;
-    const now = nowIso();
+    const now = ws.nowIso();
     const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
     const record = await write(store, def, doc, () => store.insert(doc));
     publish(ctx, ws, def, 'record.created', record, opts);
@@ -150,7 +150,7 @@ async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   if (errors.length) throw ApiError.validation(errors);
   await checkReferences(ws, def, rest);
 
-  const next: Doc = { ...existing, ...rest, _id: id, updatedAt: nowIso() };
+  const next: Doc = { ...existing, ...rest, _id: id, updatedAt: ws.nowIso() };
   const record = await write(store, def, next, () => store.replace(id, next));
   if (!record) throw ApiError.notFound('Record', id);
   publish(ctx, ws, def, 'record.updated', record, opts);
@@ -183,7 +183,7 @@ export async function replaceRecord(ctx: AppContext, ws: Workspace, collectionId
     const next: Doc = {
       _id: id, ...data,
       ...(existing._owner !== undefined ? { _owner: existing._owner } : {}),
-      createdAt: existing.createdAt, updatedAt: nowIso(),
+      createdAt: existing.createdAt, updatedAt: ws.nowIso(),
     };
     const record = await write(store, def, next, () => store.replace(id, next));
     if (!record) throw ApiError.notFound('Record', id);
@@ -282,7 +282,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 function publish(ctx: AppContext, ws: Workspace, def: CollectionDef, type: EventType, record: Doc, opts: RecordOpts): void {
   const actor = actorOf({ auth: opts.auth } as Request);
   ctx.bus.publish({
-    type, app: ws.id, collection: def._id, data: record,
+    type, app: ws.id, timestamp: ws.nowIso(), collection: def._id, data: record,
     ...(actor ? { actor } : {}),
     ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
   });

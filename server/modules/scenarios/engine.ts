@@ -1,6 +1,6 @@
-// What makes scenarios run by themselves: cron jobs for schedule triggers (croner), the bus
-// listener for event triggers, and the workspace lifecycle (start, replace, delete, shutdown).
-import { Cron } from 'croner';
+// What makes scenarios run by themselves: cron jobs for schedule triggers (schedule.ts, on the
+// workspace's clock), the bus listener for event triggers, and the workspace lifecycle (start,
+// replace, delete, shutdown).
 import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
@@ -9,6 +9,8 @@ import { safeEnvelope } from '../webhooks/delivery.js';
 import { wantsEvent } from '../webhooks/service.js';
 import { Runner, failInterrupted, type RunRequest, type Execution } from './runner.js';
 import type { ScenarioDoc } from './schemas.js';
+import { ScheduledJob } from './schedule.js';
+import { onClockMove } from '../clock/service.js';
 
 export const SCENARIOS = 'scenarios';
 /** What processes on one database tell each other when a scenario changed (PgBackend.tell). */
@@ -19,7 +21,7 @@ export const EVENT_RUNS_PER_MINUTE = 300;
 
 export class ScenarioEngine {
   readonly runner: Runner;
-  private jobs = new Map<string, Map<string, Cron>>();
+  private jobs = new Map<string, Map<string, ScheduledJob>>();
   private stopped = false;
   private windows = new Map<string, { start: number; count: number }>();
 
@@ -76,27 +78,22 @@ export class ScenarioEngine {
 
   /** Starts, restarts or stops a scenario's cron job to match the stored scenario (undefined: deleted). */
   sync(ws: Workspace, scenarioId: string, scenario: ScenarioDoc | undefined): void {
-    const mine = this.jobs.get(ws.id) ?? new Map<string, Cron>();
+    const mine = this.jobs.get(ws.id) ?? new Map<string, ScheduledJob>();
     this.jobs.set(ws.id, mine);
     mine.get(scenarioId)?.stop();
     mine.delete(scenarioId);
     if (this.stopped || !scenario?.active || scenario.trigger.type !== 'schedule') return;
     const { cron, timezone } = scenario.trigger as unknown as { cron: string; timezone?: string };
     try {
-      // protect: a run still going when the next tick comes makes that tick skip.
-      const job = new Cron(cron, { protect: true, ...(timezone ? { timezone } : {}) }, async () => {
-        try {
-          // On PostgreSQL every process schedules the scenario; one of them claims the tick (the
-          // second it was due: callbacks run just after it).
-          const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
-          if (ws.pg && !(await ws.pg.claimTick(ws.id, scenarioId, tick))) return;
-          const current = (await (await ws.store(SCENARIOS)).get(scenarioId)) as unknown as ScenarioDoc | undefined;
-          if (!current?.active || this.stopped) return;
-          const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: new Date().toISOString() }, depth: 0, runAs: current.runAs });
-          await done;
-        } catch (err) {
-          if (!this.stopped) logger.error({ err, scenario: scenarioId }, 'scheduled scenario run failed to start');
-        }
+      // The ticks follow the workspace's clock (schedule.ts). On PostgreSQL every process
+      // schedules the scenario; one of them claims each tick.
+      const job = new ScheduledJob(ws, cron, timezone, async (tick) => {
+        if (this.stopped) return;
+        if (ws.pg && !(await ws.pg.claimTick(ws.id, scenarioId, tick))) return;
+        const current = (await (await ws.store(SCENARIOS)).get(scenarioId)) as unknown as ScenarioDoc | undefined;
+        if (!current?.active || this.stopped) return;
+        const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: tick.toISOString() }, depth: 0, runAs: current.runAs });
+        await done;
       });
       mine.set(scenarioId, job);
     } catch (err) {
@@ -124,6 +121,8 @@ export class ScenarioEngine {
   async start(): Promise<void> {
     this.ctx.bus.subscribe((event) => this.onEvent(event));
     this.ctx.closers.push(() => this.stop());
+    // A move of a workspace's clock: the ticks it passed fire (where it was made).
+    onClockMove(this.ctx, (ws, local) => { for (const job of this.jobs.get(ws.id)?.values() ?? []) job.clockMoved(local); });
     this.ctx.registry.database?.hear(SCENARIO_TOPIC, (ws, data) => (data ? this.refresh(ws, (data as { id: string }).id) : this.load(ws)));
     await this.ctx.registry.listen({
       opened: async (ws) => { await failInterrupted(ws); await this.load(ws); },

@@ -8,7 +8,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes } from '../../storage/store.js';
 import { ApiError, StorageFailure, toApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { secretValues } from '../credentials/service.js';
 import { findUser } from '../users/repo.js';
@@ -64,10 +64,10 @@ export class Runner {
    *  masked, keys encoded: `storedForm`), and `done` always resolves to one that has ended. */
   async start(ws: Workspace, scenario: ScenarioDoc, req: RunRequest): Promise<{ execution: Execution; done: Promise<Execution> }> {
     if (this.stopped) throw ApiError.unavailable('The server is shutting down');
-    const startedAt = Date.now();
+    const startedAt = Date.now(); // durations are real time; the stamps the workspace's
     const execution: Execution = {
       _id: newId(), scenarioId: scenario._id, status: 'running', trigger: req.trigger,
-      startedAt: new Date(startedAt).toISOString(), finishedAt: null, durationMs: null, error: null, steps: [],
+      startedAt: ws.nowIso(), finishedAt: null, durationMs: null, error: null, steps: [],
     };
     const abort = new AbortController();
     let stored!: (ok: boolean, err?: unknown) => void;
@@ -104,7 +104,7 @@ export class Runner {
   private async endAfterCrash(ws: Workspace, exec: Execution, startedAt: number, masker: SecretMasker | undefined, reason: string): Promise<Execution> {
     exec.status = 'failed';
     exec.error = reason;
-    exec.finishedAt = nowIso();
+    exec.finishedAt = ws.nowIso();
     exec.durationMs = Date.now() - startedAt;
     // Without the secret values nothing of the steps but their type and status can be shown safely.
     const bare: Execution = { ...exec, steps: exec.steps.map((s) => ({ type: s.type, status: s.status, output: null, error: masker ? s.error : null })) };
@@ -144,7 +144,7 @@ export class Runner {
     const finish = async (status: 'succeeded' | 'failed', error: string | null): Promise<Execution> => {
       exec.status = status;
       exec.error = error;
-      exec.finishedAt = nowIso();
+      exec.finishedAt = ws.nowIso();
       exec.durationMs = Date.now() - startedAt;
       let doc: Execution;
       try {
@@ -240,7 +240,7 @@ export async function executionStore(ws: Workspace) {
 export async function failInterrupted(ws: Workspace): Promise<void> {
   const store = await executionStore(ws);
   for (const doc of await store.findBy('status', 'running')) {
-    await store.replace(doc._id, { ...doc, status: 'failed', error: 'Interrupted: the server stopped during this execution', finishedAt: nowIso() });
+    await store.replace(doc._id, { ...doc, status: 'failed', error: 'Interrupted: the server stopped during this execution', finishedAt: ws.nowIso() });
   }
 }
 

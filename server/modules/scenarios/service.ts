@@ -5,7 +5,7 @@ import type { AuthInfo } from '../auth/authenticate.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc, StoreQuery } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { secretNames } from '../credentials/service.js';
 import { scenarioProblems, type Scenario, type ScenarioDoc, type StepType, type Step, type Trigger } from './schemas.js';
 
@@ -54,7 +54,7 @@ export async function assertRunnable(ws: Workspace, s: { trigger: Trigger; steps
 
 export async function createScenario(ws: Workspace, input: ScenarioInput & { name: string }): Promise<Scenario> {
   if (input.active === true) throw activeIsReadOnly();
-  const now = nowIso();
+  const now = ws.nowIso();
   const doc: ScenarioDoc = {
     _id: newId(), name: input.name, ...(input.description !== undefined ? { description: input.description } : {}),
     active: false, trigger: input.trigger ?? { type: 'manual' }, steps: input.steps ?? [], createdAt: now, updatedAt: now,
@@ -77,7 +77,7 @@ async function applyScenarioUpdate(ws: Workspace, engine: ScenarioEngine, id: st
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.trigger !== undefined ? { trigger: input.trigger } : {}),
     ...(input.steps !== undefined ? { steps: input.steps } : {}),
-    updatedAt: nowIso(),
+    updatedAt: ws.nowIso(),
   };
   if (next.active) await assertRunnable(ws, next);
   return save(ws, engine, next);
@@ -88,7 +88,7 @@ export async function setActive(ws: Workspace, engine: ScenarioEngine, id: strin
     const current = await getScenarioDoc(ws, id);
     if (active) await assertRunnable(ws, current);
     // Activation records who the scenario acts as: the admin who activated it.
-    const next: ScenarioDoc = { ...current, active, ...(active ? { runAs: auth.userId } : {}), updatedAt: nowIso() };
+    const next: ScenarioDoc = { ...current, active, ...(active ? { runAs: auth.userId } : {}), updatedAt: ws.nowIso() };
     return save(ws, engine, next);
   });
 }

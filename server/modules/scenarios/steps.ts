@@ -11,6 +11,7 @@ import { describeRequestError, HttpTimeout, sendRequest, type IncomingAnswer } f
 import { isHttpUrl } from '../webhooks/schemas.js';
 import { isPlainObject } from './templates.js';
 import { maskThenCut, type SecretMasker } from './secret-masker.js';
+import { waitUntil } from '../clock/wait.js';
 import type { StepType } from './schemas.js';
 
 /** Response bodies kept in an http step's output. */
@@ -39,8 +40,9 @@ type Runner = (step: Record<string, unknown>, env: StepEnv) => Promise<unknown>;
 export const STEP_RUNNERS: Record<StepType, Runner> = {
   http: runHttp,
   delay: async (step, env) => {
+    // The workspace's time: an advance of its clock past the end ends the wait at once.
     const ms = Number(step.ms);
-    await abortableSleep(ms, env.signal);
+    await waitUntil(env.ctx, env.ws, env.ws.now() + ms, env.signal);
     return { waitedMs: ms };
   },
   'record.create': async (step, env) =>
@@ -113,13 +115,4 @@ function text(v: unknown, field: string): string {
 function object(v: unknown, field: string): Record<string, unknown> {
   if (isPlainObject(v)) return v;
   throw ApiError.invalidField(field, 'type', `'${field}' must be an object (or a template resolving to one)`);
-}
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) { reject(signal.reason); return; }
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

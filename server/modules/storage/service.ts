@@ -8,7 +8,7 @@ import { diskFailure } from '../../core/errors.js';
 import { copyFile, rename } from '../../storage/disk.js';
 import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
-import { isValidId, newId, nowIso } from '../../core/ids.js';
+import { isValidId, newId } from '../../core/ids.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Store } from '../../storage/store.js';
 import type { Workspace } from '../../storage/workspace.js';
@@ -118,7 +118,7 @@ export class StorageService {
         // A files folder that cannot be written answers as every other write (503 / 507).
         throw diskFailure(err, dirname(target), true) ?? err;
       }
-      const now = nowIso();
+      const now = ws.nowIso();
       const doc: FileDoc = { _id: id, name: input.name, size: input.size, type: input.type, _owner: input.owner, createdAt: now, updatedAt: now };
       let stored: FileDoc;
       try {
@@ -128,7 +128,7 @@ export class StorageService {
         throw err;
       }
       const file = fileObject(stored, ws.id, apiBase);
-      this.ctx.bus.publish({ type: 'file.uploaded', app: ws.id, data: file as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+      this.ctx.bus.publish({ type: 'file.uploaded', app: ws.id, timestamp: ws.nowIso(), data: file as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
       return file;
     } finally {
       this.pending.delete(key);
@@ -140,7 +140,7 @@ export class StorageService {
     const removed = await (await this.store(ws)).remove(doc._id);
     await rm(await this.bytesPath(ws, doc._id), { force: true });
     if (!removed) return;
-    this.ctx.bus.publish({ type: 'file.deleted', app: ws.id, data: fileObject(doc, ws.id, apiBase) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+    this.ctx.bus.publish({ type: 'file.deleted', app: ws.id, timestamp: ws.nowIso(), data: fileObject(doc, ws.id, apiBase) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
   }
 
   /** Removes bytes that no file object points to (after a reset, restore or import). */

@@ -6,7 +6,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import type { User } from '../../shared/models.js';
 
 export interface UserDoc extends User { passwordHash: string; [key: string]: unknown }
@@ -68,7 +68,7 @@ export async function insertUser(ws: Workspace, input: NewUser, cost: number): P
   const email = normalizeEmail(input.email);
   if ((await store.findBy('email', email)).length) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
   const { password, ...profile } = input;
-  const now = nowIso();
+  const now = ws.nowIso();
   const doc: UserDoc = {
     ...profile,
     _id: newId(),
@@ -99,7 +99,7 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
   return store.exclusive(id, async () => {
   const current = (await store.get(id)) as UserDoc | undefined;
   if (!current) throw ApiError.notFound('User', id);
-  const next: UserDoc = { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: nowIso() };
+  const next: UserDoc = { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: ws.nowIso() };
   if (fields.email !== undefined) {
     next.email = normalizeEmail(fields.email);
     const owner = (await store.findBy('email', next.email))[0];

@@ -14,7 +14,7 @@ import { sessionsEnded } from '../auth/session-ends.js';
 type UserEvent = 'user.created' | 'user.updated' | 'user.deleted';
 
 export function publishUserEvent(ctx: AppContext, ws: Workspace, type: UserEvent, user: UserDoc, actor?: Actor): void {
-  ctx.bus.publish({ type, app: ws.id, data: publicUser(user) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+  ctx.bus.publish({ type, app: ws.id, timestamp: ws.nowIso(), data: publicUser(user) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
 }
 
 export async function createUser(ctx: AppContext, ws: Workspace, input: NewUser, actor?: Actor): Promise<UserDoc> {

@@ -10,7 +10,7 @@ import { envelope } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes, type Store } from '../../storage/store.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { ApiError } from '../../core/errors.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
@@ -95,8 +95,8 @@ export class Deliverer {
   /** Stores a delivery and schedules its first attempt now. */
   async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean; redeliveryOf?: string } = {}): Promise<string> {
     const doc: DeliveryDoc = {
-      _id: newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: Date.now(),
-      ...(options.test ? { test: true } : {}), ...(options.redeliveryOf ? { redeliveryOf: options.redeliveryOf } : {}), createdAt: nowIso(),
+      _id: newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: ws.now(),
+      ...(options.test ? { test: true } : {}), ...(options.redeliveryOf ? { redeliveryOf: options.redeliveryOf } : {}), createdAt: ws.nowIso(),
     };
     await (await ws.store(DELIVERIES)).insert(doc as unknown as Doc);
     if (options.schedule !== false) this.schedule(ws, doc._id, webhookId, doc.nextAttemptAt);
@@ -133,18 +133,24 @@ export class Deliverer {
     return this.run(ws, id, hookKey(ws.id, delivery?.webhookId ?? ''), true);
   }
 
+  /** Schedules an attempt at `at`, the workspace's time (its clock): a real timer for the time
+   *  left while the clock runs; none while it stands still and the attempt is not due yet (a move
+   *  of the clock calls `resume`, which schedules every pending delivery again). */
   private schedule(ws: Workspace, id: string, webhookId: string, at: number) {
     if (this.stopped) return;
     const key = `${ws.id}\u0000${id}`;
     const existing = this.timers.get(key);
-    if (existing) clearTimeout(existing.timer);
+    if (existing) { clearTimeout(existing.timer); this.timers.delete(key); }
+    const left = at - ws.now();
+    const clock = ws.settings.data.clock;
+    if (left > 0 && clock && 'frozenAt' in clock) return;
     const timer = setTimeout(() => {
       this.timers.delete(key);
       const hk = hookKey(ws.id, webhookId);
       const queue = this.ready.get(hk);
       if (queue) queue.ids.push(id); else this.ready.set(hk, { ws, ids: [id] });
       this.pump();
-    }, Math.max(0, at - Date.now()));
+    }, Math.max(0, left));
     timer.unref?.();
     this.timers.set(key, { wsId: ws.id, timer });
   }
@@ -196,7 +202,7 @@ export class Deliverer {
   private async attemptAlone(ws: Workspace, deliveries: Store, id: string, signal: AbortSignal, now: boolean): Promise<LogEntry | undefined> {
     const delivery = (await deliveries.get(id)) as unknown as DeliveryDoc | undefined;
     if (!delivery) return undefined;
-    if (!now && delivery.nextAttemptAt > Date.now() + 1000) { // made elsewhere; the next one is scheduled
+    if (!now && delivery.nextAttemptAt > ws.now() + 1000) { // made elsewhere; the next one is scheduled
       this.schedule(ws, id, delivery.webhookId, delivery.nextAttemptAt);
       return undefined;
     }
@@ -218,7 +224,7 @@ export class Deliverer {
 
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
     const retry = !ok && delivery.attempt < this.maxAttempts;
-    const nextAttemptAt = retry ? Date.now() + (this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0) : undefined;
+    const nextAttemptAt = retry ? ws.now() + (this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0) : undefined;
     const entry: LogEntry = {
       _id: newId(), webhookId: hook._id, eventId: delivery.eventId, event: delivery.event.type, attempt: delivery.attempt,
       status: ok ? 'succeeded' : 'failed', durationMs: outcome.durationMs,
@@ -227,7 +233,7 @@ export class Deliverer {
       response: outcome.status === undefined ? null : { status: outcome.status, body: outcome.body ?? '' },
       nextAttemptAt: nextAttemptAt === undefined ? null : new Date(nextAttemptAt).toISOString(),
       ...(delivery.redeliveryOf ? { redeliveryOf: delivery.redeliveryOf } : {}),
-      createdAt: nowIso(),
+      createdAt: ws.nowIso(),
     };
     await this.writeLog(ws, entry);
 
@@ -280,7 +286,7 @@ export function loggedEnvelope(entry: LogEntry): Envelope {
 /** A test event for one webhook (`POST /webhooks/{id}/test`). */
 export function testEnvelope(ws: Workspace, webhookId: string): Envelope {
   return {
-    id: `evt_${randomUUID()}`, type: 'webhook.test', timestamp: nowIso(), app: ws.id,
+    id: `evt_${randomUUID()}`, type: 'webhook.test', timestamp: ws.nowIso(), app: ws.id,
     data: { webhookId, message: 'Test event sent from Homebase' },
   };
 }

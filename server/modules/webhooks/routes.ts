@@ -10,6 +10,7 @@ import { ApiError } from '../../core/errors.js';
 import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
 import { Deliverer, loggedEnvelope, testEnvelope, type LogEntry } from './delivery.js';
+import { onClockMove } from '../clock/service.js';
 
 const deliverers = new WeakMap<AppContext, Deliverer>();
 
@@ -74,6 +75,8 @@ export const webhooksModule: Module = {
     const deliverer = delivererOf(ctx);
     ctx.bus.subscribe((event) => deliverer.onEvent(event));
     ctx.closers.push(() => deliverer.stop());
+    // The workspace's clock moved: retries it made due are attempted now, the others wait anew.
+    onClockMove(ctx, (ws) => deliverer.resume(ws));
     await ctx.registry.listen({
       opened: (ws) => deliverer.resume(ws),
       closing: (ws) => deliverer.stopWorkspace(ws.id),

@@ -7,7 +7,7 @@ import type { Store } from '../../storage/store.js';
 import type { BusEvent } from '../../core/bus.js';
 import { eventMatches } from '../../shared/events.js';
 import { ApiError } from '../../core/errors.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { seal, unseal } from '../../core/crypto.js';
 import type { NewWebhook, WebhookChanges } from './schemas.js';
 
@@ -60,7 +60,7 @@ export async function getWebhookDoc(ws: Workspace, id: string): Promise<WebhookD
 /** Creates a webhook; the signing secret is returned here and never again. */
 export async function createWebhook(ws: Workspace, input: NewWebhook): Promise<Webhook & { secret: string }> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const now = nowIso();
+  const now = ws.nowIso();
   const doc: WebhookDoc = {
     _id: newId(), name: input.name, url: input.url, events: input.events, active: input.active ?? true,
     ...(input.filter ? { filter: input.filter } : {}),
@@ -78,7 +78,7 @@ export async function updateWebhook(ws: Workspace, id: string, changes: WebhookC
 async function applyWebhookUpdate(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
   const current = await getWebhookDoc(ws, id);
   const { filter, ...rest } = changes;
-  const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: nowIso() };
+  const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: ws.nowIso() };
   if (filter === null) delete next.filter;
   else if (filter !== undefined) next.filter = filter;
   const saved = await (await webhookStore(ws)).replace(id, next as unknown as Doc);

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { newId, nowIso } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { ApiError } from '../../core/errors.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
@@ -27,7 +27,7 @@ export function exportWorkspace(ctx: AppContext, ws: Workspace): Promise<Dump> {
   return exclusive(ws, async () => {
     const settings = ws.settings.data;
     const dump: Required<Dump> = {
-      format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: nowIso(),
+      format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ws.nowIso(),
       workspace: { _id: ws.id, name: settings.name, ...(settings.firstAdminId ? { firstAdminId: settings.firstAdminId } : {}) },
       schema: { collections: structuredClone(settings.collections) },
       records: {}, users: [], files: [], webhooks: [], scenarios: [], secrets: [], stores: {},
@@ -73,7 +73,7 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
   const users: Doc[] = [];
   for (const u of dump.users ?? []) {
     const { password, ...rest } = u as Doc & { password?: string };
-    const now = nowIso();
+    const now = ws.nowIso();
     users.push({
       name: '', role: 'user', createdAt: now, updatedAt: now, ...rest,
       email: normalizeEmail(String(u.email)),
@@ -95,7 +95,7 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
       if (stateUsers.some((u) => u.email === email)) {
         throw ApiError.invalidField('users', 'invalid', `'users' has no administrator, and '${email}' (the admin Homebase would add) is a user of the dump: give that user "role": "admin", or set HOMEBASE_ADMIN_EMAIL to another address`);
       }
-      const now = nowIso();
+      const now = ws.nowIso();
       const admin = { _id: newId(), email, name: 'Admin', role: 'admin', passwordHash: adminHash!, createdAt: now, updatedAt: now };
       stateUsers.push(admin);
       state.settings.firstAdminId = admin._id;
@@ -114,7 +114,7 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
 }
 
 function buildState(ws: Workspace, dump: Dump, dumpUsers: Doc[], currentAdmin: Doc | undefined): WorkspaceState {
-  const now = nowIso();
+  const now = ws.nowIso();
   const stamp = <T extends object>(d: T) => ({ createdAt: now, updatedAt: now, ...d });
   // The setting comes completed by validateDump; a view's or index's `fields` may be given as
   // "a,b" (as the API accepts them) and is stored as a list.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Doc } from '../../storage/doc-store.js';
-import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
+import { CONTROL_SETTINGS, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
 import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';
 import { deleteDbSnapshot, hasDbSnapshot, listDbSnapshots, restoreDbSnapshot, takeDbSnapshot } from '../../storage/pg/snapshots.js';
@@ -220,7 +220,7 @@ async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: b
     try {
       await copyFilesTo(ctx, ws, join(folder, 'files'));
       const snap = await pgErrors(name, () => takeDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, {
-        overwrite, skip: UNTOUCHED_STORES, filesDir,
+        overwrite, skip: UNTOUCHED_STORES, filesDir, keepSettings: CONTROL_SETTINGS,
         describe: (counts, settings) => {
           let records = 0;
           for (const [store, n] of Object.entries(counts)) if (isCollectionStore(store)) records += n;
@@ -239,7 +239,7 @@ async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: b
 async function restorePg(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
   const db = ws.pg!.db;
   return whileBusy(ws, async () => {
-    const out = await pgErrors(name, () => restoreDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, { skip: UNTOUCHED_STORES }));
+    const out = await pgErrors(name, () => restoreDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, { skip: UNTOUCHED_STORES, keepSettings: CONTROL_SETTINGS }));
     if (out.settings && JSON.stringify(out.settings) !== JSON.stringify(ws.settings.data)) ws.settings.adopt(out.settings);
     if (out.filesDir) {
       const folder = join(pgFilesFolder(ws, out.filesDir), 'files');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DocStore, type Doc, type StagedChange } from '../../storage/doc-store.js';
 import { compactText } from '../../storage/datafile.js';
 import { Swap } from '../../storage/swap.js';
-import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
+import { withControlsOf, withoutControls, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { waitForIdle } from '../request-log/request-log.js';
 import { applyFiles, captureFiles, markWritten, planFiles, type FileSet } from './files.js';
 
@@ -98,7 +98,7 @@ export async function captureState(ctx: AppContext, ws: Workspace, options: { co
     if (options.copyDocs) lastApplied.set(store, { source: docs, live: new Map(live.map((d) => [d._id, d])) });
   }
   return {
-    settings: structuredClone(ws.settings.data),
+    settings: structuredClone(withoutControls(ws.settings.data)), // the clock and faults are no content
     stores,
     ...(options.files ? { files: await captureFiles(ctx, ws) } : {}),
   };
@@ -130,7 +130,9 @@ export async function whileBusy<T>(ws: Workspace, fn: () => Promise<T>): Promise
  *  Every change is prepared first (a store refusing its content, a unique index, fails here and
  *  changes nothing), then, on disk, written beside the live files and switched in through one
  *  journal (storage/swap.ts), and only then applied in memory. */
-export async function applyState(ctx: AppContext, ws: Workspace, state: WorkspaceState): Promise<void> {
+export async function applyState(ctx: AppContext, ws: Workspace, given: WorkspaceState): Promise<void> {
+  // The test controls (clock, faults) are no content: the workspace keeps its own.
+  const state: WorkspaceState = { ...given, settings: withControlsOf(given.settings, ws.settings.data) };
   const collections = new Set(state.settings.collections.map((c) => `collections/${c._id}`));
   const leave = (name: string) => UNTOUCHED_STORES.has(name) || !!state.keep?.has(name);
   const existing = new Set(await ws.storeNames());

@@ -142,8 +142,9 @@ export class DeliveryQueue {
 /** True in exactly one of the processes that call it for the same scenario and tick. */
 export async function claimTick(db: PgDatabase, workspace: string, scenarioId: string, tick: Date): Promise<boolean> {
   const { rowCount } = await db.query(`INSERT INTO homebase_ticks (workspace, scenario_id, tick) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [workspace, scenarioId, tick]);
-  // Ticks a day older than this one can no longer be claimed by anyone in step with the clock.
-  if (rowCount) void db.query(`DELETE FROM homebase_ticks WHERE tick < $1::timestamptz - interval '1 day'`, [tick]).catch(() => undefined);
+  // Ticks of this workspace a day older than this one can no longer be claimed by anyone in step
+  // with its clock (each workspace has its own clock, so only its own ticks are compared).
+  if (rowCount) void db.query(`DELETE FROM homebase_ticks WHERE workspace = $2 AND tick < $1::timestamptz - interval '1 day'`, [tick, workspace]).catch(() => undefined);
   return (rowCount ?? 0) > 0;
 }
 
@@ -155,17 +156,20 @@ export async function claimTick(db: PgDatabase, workspace: string, scenarioId: s
 export class SharedLoginLimiter {
   constructor(private readonly db: PgDatabase, private readonly limit: number, private readonly windowMs = 60_000, private readonly staleMs = 30_000) {}
 
-  /** Admits an attempt (waiting while too many are in flight), or throws 429. */
-  async begin(workspace: string, email: string): Promise<string> {
+  /** Admits an attempt (waiting while too many are in flight), or throws 429. `now` (epoch ms)
+   *  is the workspace's time, which the failures' window follows; a pending attempt lapses by
+   *  the database's own time. */
+  async begin(workspace: string, email: string, now: () => number = Date.now): Promise<string> {
     for (;;) {
+      const at = now();
       const admitted = await this.db.tx(async (c) => {
         await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-login:${workspace}/${email}`]);
-        await c.query(`DELETE FROM homebase_login_attempts WHERE workspace = $1 AND email = $2 AND (failed_at < now() - $3 * interval '1 millisecond'
-          OR (failed_at IS NULL AND begun_at < now() - $4 * interval '1 millisecond'))`, [workspace, email, this.windowMs, this.staleMs]);
+        await c.query(`DELETE FROM homebase_login_attempts WHERE workspace = $1 AND email = $2 AND (failed_at <= to_timestamp($5::float8 / 1000) - $3 * interval '1 millisecond'
+          OR (failed_at IS NULL AND begun_at < now() - $4 * interval '1 millisecond'))`, [workspace, email, this.windowMs, this.staleMs, at]);
         const row = (await c.query<{ failures: number; pending: number; oldest_ms: number | null }>(`
           SELECT count(failed_at)::int AS failures, (count(*) - count(failed_at))::int AS pending,
-                 extract(epoch FROM (min(failed_at) + $3 * interval '1 millisecond' - now())) * 1000 AS oldest_ms
-          FROM homebase_login_attempts WHERE workspace = $1 AND email = $2`, [workspace, email, this.windowMs])).rows[0];
+                 extract(epoch FROM (min(failed_at) + $3 * interval '1 millisecond' - to_timestamp($4::float8 / 1000))) * 1000 AS oldest_ms
+          FROM homebase_login_attempts WHERE workspace = $1 AND email = $2`, [workspace, email, this.windowMs, at])).rows[0];
         if (row.failures >= this.limit) return { retryAfter: Math.max(1, Math.ceil(Number(row.oldest_ms) / 1000)) };
         if (row.failures + row.pending >= this.limit) return undefined;
         const id = randomUUID();
@@ -179,8 +183,8 @@ export class SharedLoginLimiter {
   }
 
   /** The attempt is over: a failure counts from now on, a success never does. */
-  async end(id: string, failed: boolean): Promise<void> {
-    if (failed) await this.db.query('UPDATE homebase_login_attempts SET failed_at = now() WHERE id = $1', [id]);
+  async end(id: string, failed: boolean, now: number = Date.now()): Promise<void> {
+    if (failed) await this.db.query('UPDATE homebase_login_attempts SET failed_at = to_timestamp($2::float8 / 1000) WHERE id = $1', [id, now]);
     else await this.db.query('DELETE FROM homebase_login_attempts WHERE id = $1', [id]);
   }
 

@@ -44,6 +44,9 @@ export interface TakeOptions<S, I> {
   filesDir?: string;
   /** The figures to keep with the snapshot (the API answers with them). */
   describe?: (counts: Record<string, number>, settings: S | null) => I;
+  /** Settings keys that are not content (a workspace's clock and faults): left out of the
+   *  snapshot, and kept as they are by a restore. */
+  keepSettings?: readonly string[];
 }
 
 export interface TakeResult<S, I> extends DbSnapshot<S, I> {
@@ -91,7 +94,8 @@ export async function takeDbSnapshot<S = unknown, I = unknown>(db: PgDatabase, w
     const existing = (await c.query<{ id: string }>('SELECT id FROM homebase_snapshots WHERE workspace = $1 AND name = $2', [workspace, name])).rows[0];
     if (existing && !options.overwrite) throw new UniqueViolationError(`Snapshot '${name}' already exists`, { field: 'name' });
     const replacedFilesDir = existing ? await dropSnapshot(c, existing.id) : null;
-    const settings = (await c.query<{ settings: S }>('SELECT settings FROM homebase_workspaces WHERE id = $1', [workspace])).rows[0]?.settings ?? null;
+    const live = (await c.query<{ settings: S }>('SELECT settings FROM homebase_workspaces WHERE id = $1', [workspace])).rows[0]?.settings ?? null;
+    const settings = live === null ? null : withoutKeys(live, options.keepSettings);
     const snap = (await c.query<{ id: string; created_at: Date }>('INSERT INTO homebase_snapshots (workspace, name, settings, files_dir) VALUES ($1, $2, $3::jsonb, $4) RETURNING id, created_at',
       [workspace, name, settings === null ? null : JSON.stringify(settings), options.filesDir ?? null])).rows[0];
     const counts: Record<string, number> = {};
@@ -121,7 +125,7 @@ export interface RestoreResult<S, I> {
 }
 
 /** Restores a snapshot: 404 when there is none by that name. Stores in `skip` are left as they are. */
-export async function restoreDbSnapshot<S = unknown, I = unknown>(db: PgDatabase, workspace: string, name: string, options: { skip?: ReadonlySet<string> } = {}): Promise<RestoreResult<S, I>> {
+export async function restoreDbSnapshot<S = unknown, I = unknown>(db: PgDatabase, workspace: string, name: string, options: { skip?: ReadonlySet<string>; keepSettings?: readonly string[] } = {}): Promise<RestoreResult<S, I>> {
   try {
     return await db.tx(async (c) => {
       // The settings' lock too, first (a schema change under way in another process holds it
@@ -186,10 +190,18 @@ export async function restoreDbSnapshot<S = unknown, I = unknown>(db: PgDatabase
         await rebuild(db, c, workspace, p.store, p.table, p.copy, p.want);
         rebuilt++;
       }
-      if (snap.settings !== null) {
-        await c.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1 AND settings IS DISTINCT FROM $2::jsonb', [workspace, JSON.stringify(snap.settings)]);
+      let settings = snap.settings;
+      if (settings !== null) {
+        // Settings that are not content (keepSettings) stay as they are now.
+        if (options.keepSettings?.length) {
+          const now = (await c.query<{ settings: Record<string, unknown> }>('SELECT settings FROM homebase_workspaces WHERE id = $1', [workspace])).rows[0]?.settings ?? {};
+          const merged = withoutKeys(settings, options.keepSettings) as Record<string, unknown>;
+          for (const key of options.keepSettings) if (now[key] !== undefined) merged[key] = now[key];
+          settings = merged as S;
+        }
+        await c.query('UPDATE homebase_workspaces SET settings = $2::jsonb WHERE id = $1 AND settings IS DISTINCT FROM $2::jsonb', [workspace, JSON.stringify(settings)]);
       }
-      return { createdAt: snap.created_at.toISOString(), settings: snap.settings, info: snap.info, filesDir: snap.files_dir, written, rebuilt };
+      return { createdAt: snap.created_at.toISOString(), settings, info: snap.info, filesDir: snap.files_dir, written, rebuilt };
     });
   } finally {
     db.forget(workspace); // store handles of dropped or recreated tables
@@ -237,4 +249,12 @@ export async function deleteDbSnapshot(db: PgDatabase, workspace: string, name: 
     if (!snap) throw new NotFoundError('Snapshot', name);
     return dropSnapshot(c, snap.id);
   });
+}
+
+/** A settings object without some of its keys (those that are not content). */
+function withoutKeys<S>(settings: S, keys: readonly string[] | undefined): S {
+  if (!keys?.length || settings === null || typeof settings !== 'object') return settings;
+  const out = { ...(settings as Record<string, unknown>) };
+  for (const key of keys) delete out[key];
+  return out as S;
 }
