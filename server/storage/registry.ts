@@ -5,7 +5,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
-import { Workspace, freshKeys, restrictToOwner, type PgBackend, type WorkspaceSettings, type WorkspaceKeys } from './workspace.js';
+import { Workspace, freshKeys, restrictToOwner, withoutControls, type PgBackend, type WorkspaceSettings, type WorkspaceKeys } from './workspace.js';
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
@@ -166,7 +166,7 @@ export class Registry {
         } else {
           settings = await source.copyStoresTo(ws, options.skip);
         }
-        await ws.settings.replace({ ...settings, name, createdAt });
+        await ws.settings.replace({ ...withoutControls(settings), name, createdAt }); // the clock and faults are no content
       }
       await options.prepare?.(ws, { snapshotFilesDir });
     } catch (err) {

@@ -221,6 +221,23 @@ describe('the clock is no content', () => {
     expect((await t.consoleReq('GET', CLOCK)).body).toMatchObject({ now: '2034-01-01T00:00:00.000Z', frozen: true });
   });
 
+  it('a fork starts on the machine\'s time, and its ttl follows its own clock', async () => {
+    await freezeAt('2036-01-01T00:00:00.000Z');
+    // An hour of idle time: never reached by the machine's clock during this test.
+    const fork = await t.consoleReq('POST', '/workspaces/demo/fork', { _id: 'clockedFork', ttl: 3600 });
+    expect(fork.status).toBe(201);
+    expect((await t.consoleReq('GET', '/workspaces/clockedFork/clock')).body.real).toBe(true);
+    await t.consoleReq('PUT', '/workspaces/clockedFork/clock', { frozen: true });
+    await t.consoleReq('POST', '/workspaces/clockedFork/clock/advance', { ms: 3_000_000 });
+    expect((await t.consoleReq('GET', '/workspaces')).body.data.map((w: { _id: string }) => w._id)).toContain('clockedFork');
+    // Every request to the fork (this advance too, before it moves the clock) starts its idle
+    // hour again: an advance of more than the ttl passes it.
+    await t.consoleReq('POST', '/workspaces/clockedFork/clock/advance', { ms: 3_601_000 });
+    await waitFor(async () => !(await t.consoleReq('GET', '/workspaces')).body.data.some((w: { _id: string }) => w._id === 'clockedFork'), 5000, 'the idle fork to go');
+    // The source keeps its own clock.
+    expect((await t.consoleReq('GET', CLOCK)).body.now).toBe('2036-01-01T00:00:00.000Z');
+  });
+
   it('survives a restart of an on-disk server', async () => {
     const data = tempDataDir();
     try {

@@ -6,17 +6,17 @@
 // process re-reads the saved deadline before it deletes (the others save theirs as they go).
 import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
+import { onClockMove } from '../clock/service.js';
 
 /** The longest `ttl` accepted: 30 days, in seconds. */
 export const MAX_TTL_SECONDS = 30 * 24 * 3600;
 /** The deadlines are checked at least this often (so a moved workspace clock is seen soon). */
 const CHECK_EVERY_MS = 1000;
 
-/** The moment, in ms since the epoch, that idle deadlines are measured in for a workspace. The one
- *  place their "now" is read: a workspace clock (set, frozen, advanced) is followed by hooking
- *  it here. */
-export function ttlNow(_ws: Workspace): number {
-  return Date.now();
+/** The moment, in ms since the epoch, that idle deadlines are measured in for a workspace: its
+ *  clock (set, frozen, advanced by a test suite; the machine's time otherwise). */
+export function ttlNow(ws: Workspace): number {
+  return ws.now();
 }
 
 interface Saved { ttl: number; deadline: number }
@@ -108,6 +108,8 @@ async function check(s: Sweeper): Promise<void> {
 /** Follows the workspaces' lifecycle: deadlines saved before a restart are picked up as each
  *  workspace opens; a deleted workspace is forgotten. */
 export async function startExpiries(ctx: AppContext): Promise<void> {
+  // A move of a workspace's clock may pass its deadline: look at once.
+  onClockMove(ctx, (ws) => { const s = sweepers.get(ctx); if (s?.tracked.has(ws)) arm(s); });
   await ctx.registry.listen({
     opened: async (ws) => {
       if (ws.inMemory && !ws.pg) return; // nothing saved in memory

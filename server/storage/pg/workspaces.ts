@@ -8,6 +8,7 @@ import type { SharedAdapter } from '../settings-store.js';
 import { NotFoundError, UniqueViolationError } from '../errors.js';
 import type { Doc } from '../query.js';
 import { createIndex, createdIndexSql, storeTableSql, type PgDatabase } from './pg-store.js';
+import { withoutControls } from '../workspace.js';
 
 /** The scope of the advisory lock a workspace's settings are changed under. */
 export const SETTINGS_LOCK = 'homebase-settings';
@@ -68,7 +69,8 @@ export class PgWorkspaces {
         }
         if (!settings) throw new NotFoundError('Workspace', source);
         const createdAt = (await c.query<{ now: Date }>('SELECT now() AS now')).rows[0].now.toISOString();
-        await insertWorkspace(c, id, options.name, { ...settings, name: options.name, createdAt }, options.keys);
+        // The test controls (clock, faults) are no content: the fork starts without them.
+        await insertWorkspace(c, id, options.name, { ...withoutControls(settings), name: options.name, createdAt }, options.keys);
         for (const { name, table, indexes } of tables) {
           if (options.skip.has(name)) continue;
           const t = await this.db.newStoreName(c);
