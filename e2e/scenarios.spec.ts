@@ -73,7 +73,14 @@ test('build a scenario, see a validation error at its step, activate, run now, f
   await expect(page.getByText('Unsaved changes: Activate and Run now save them first.')).toBeVisible();
 
   // Run now: the execution shows while it runs (step 1 done, step 2 waiting), then its end.
-  await page.getByRole('button', { name: 'Run now' }).click();
+  // Run now on an event trigger asks for a sample event, prefilled from the trigger.
+  await page.getByRole('button', { name: 'Run now…' }).click();
+  const sample = page.getByRole('dialog', { name: 'Run with a sample event' });
+  await expect(sample.getByRole('textbox', { name: 'Sample event (JSON)' })).toContainText('"type": "record.created"');
+  await expect(sample.getByRole('textbox', { name: 'Sample event (JSON)' })).toContainText('"collection": "orders"');
+  await expect(sample.getByRole('textbox', { name: 'Sample event (JSON)' })).toContainText('"_id": "sample-id"');
+  await expectAccessible(page, 'sample event dialog');
+  await sample.getByRole('button', { name: 'Run with this event' }).click();
   const execution = page.getByRole('region', { name: /^Execution of / });
   await expect(execution.getByRole('listitem', { name: 'Step 1 record.create: succeeded' })).toBeVisible();
   await expect(execution.getByRole('listitem', { name: 'Step 2 delay: running' })).toBeVisible();
@@ -82,7 +89,7 @@ test('build a scenario, see a validation error at its step, activate, run now, f
   expect((await ws.api('GET', '/scenarios')).body.data[0]).toMatchObject({ description: 'Notes each order', steps: [{ type: 'record.create' }, { type: 'delay', ms: 3500 }] });
   await expect(page.getByRole('row').filter({ hasText: 'manual' })).toContainText('succeeded');
   await execution.getByRole('listitem', { name: 'Step 1 record.create: succeeded' }).getByText('Output').click();
-  await expect(execution).toContainText('"note": "order "');
+  await expect(execution).toContainText('"note": "order sample-id"');
   await expectAccessible(page, 'scenario with an execution');
   expect((await ws.api('GET', '/database/audit')).body.data).toHaveLength(1);
 

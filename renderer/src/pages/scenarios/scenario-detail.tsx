@@ -9,6 +9,9 @@ import { keys } from '../../api/keys';
 import { ErrorBox } from '../../components/error-box';
 import { JsonEditor } from '../../components/json-field';
 import { TextField } from '../../components/text-field';
+import { Dialog } from '../../components/dialog';
+import { tryParse } from '../../lib/json';
+import { sampleEvent } from './sample-event';
 import { Executions } from './executions';
 import { StepCard } from './step-form';
 import { TriggerForm } from './trigger-form';
@@ -62,11 +65,17 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
     return true;
   };
   const act = useMutation({
-    mutationFn: async (what: 'save' | 'activate' | 'deactivate' | 'run') => {
+    mutationFn: async (what: 'save' | 'activate' | 'deactivate' | 'run' | 'run-event') => {
       setProblem(null);
       if (what !== 'deactivate' && !(await saveIfNeeded())) return;
       if (what === 'activate' || what === 'deactivate') stored(await workspaceApi<Scenario>(appId, `/scenarios/${enc(id)}/${what}`, { method: 'POST' }));
       if (what === 'run') await workspaceApi<Execution>(appId, `/scenarios/${enc(id)}/run`, { method: 'POST' });
+      if (what === 'run-event') {
+        const parsed = tryParse(sampleText);
+        if (parsed.error || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) throw new Error(`The sample event must be a JSON object${parsed.error ? `: ${parsed.error}` : ''}`);
+        setSampleOpen(false);
+        await workspaceApi<Execution>(appId, `/scenarios/${enc(id)}/run`, { method: 'POST', body: { event: parsed.value } });
+      }
     },
     onError: (e) => setProblem(e),
     onSettled: () => qc.invalidateQueries({ queryKey: keys.list(appId, 'scenarios', 'executions', id) }),
@@ -95,7 +104,23 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
     setJsonError(parsed.error);
     if (parsed.draft) setDraft(parsed.draft);
   };
-  const running = act.isPending && act.variables === 'run';
+  const running = act.isPending && (act.variables === 'run' || act.variables === 'run-event');
+  // "Run now" on an event trigger first asks for the event, prefilled from the trigger (and the
+  // newest record of its collection, when it has one).
+  const [sampleOpen, setSampleOpen] = useState(false);
+  const [sampleText, setSampleText] = useState('');
+  const byEvent = draft.trigger.type === 'event';
+  const openSample = async () => {
+    setProblem(null);
+    let record: Record<string, unknown> | undefined;
+    const collection = (draft.trigger as { filter?: { collection?: string } }).filter?.collection;
+    if (collection) {
+      record = await workspaceApi<{ data: Array<Record<string, unknown>> }>(appId, `/database/${enc(collection)}`, { query: { limit: 1, sort: '-createdAt' } })
+        .then((r) => r.data[0], () => undefined);
+    }
+    setSampleText(JSON.stringify(sampleEvent(draft, record), null, 2));
+    setSampleOpen(true);
+  };
 
   return (
     <div className="stack">
@@ -110,11 +135,18 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
           {saved.active
             ? <button type="button" onClick={() => act.mutate('deactivate')} disabled={act.isPending}>Deactivate</button>
             : <button type="button" onClick={() => act.mutate('activate')} disabled={act.isPending}>Activate</button>}
-          <button type="button" className="primary" onClick={() => act.mutate('run')} disabled={act.isPending}>{running ? 'Running…' : 'Run now'}</button>
+          <button type="button" className="primary" onClick={() => (byEvent ? void openSample() : act.mutate('run'))} disabled={act.isPending}>{running ? 'Running…' : byEvent ? 'Run now…' : 'Run now'}</button>
           <button type="button" onClick={() => { if (confirm('Delete this scenario and all its executions?')) del.mutate(); }}>Delete</button>
         </div>
       </div>
       <ErrorBox error={problem ?? del.error} />
+      <Dialog open={sampleOpen} title="Run with a sample event" onClose={() => setSampleOpen(false)} wide>
+        <form className="form" onSubmit={(e) => { e.preventDefault(); act.mutate('run-event'); }}>
+          <p className="muted">The steps read this event through <code>{'{{event...}}'}</code> as if the trigger had fired: <code>type</code>, <code>collection</code> and <code>data</code> (prefilled from the trigger{(draft.trigger as { filter?: { collection?: string } }).filter?.collection ? ' and the newest record of its collection' : ''}; edit them freely). Unsaved changes are saved first.</p>
+          <JsonEditor label="Sample event (JSON)" value={sampleText} onChange={setSampleText} minHeight={200} />
+          <div className="form-actions"><button type="submit" className="primary" disabled={act.isPending}>Run with this event</button></div>
+        </form>
+      </Dialog>
       {placed.scenario.length ? (
         <div role="alert" aria-label="Problems of the scenario"><ul className="field-error" style={{ margin: 0, paddingLeft: 18 }}>
           {placed.scenario.map((p) => <li key={p.field + p.message}>{p.message}</li>)}
