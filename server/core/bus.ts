@@ -2,6 +2,7 @@
 // and realtime subscribe to it. Listeners run after the write is acknowledged and never throw
 // into the publisher.
 import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { logger } from './logger.js';
 import type { EventType } from '../shared/events.js';
 
@@ -38,6 +39,28 @@ export class EventBus {
 
   publish(input: Omit<BusEvent, 'id' | 'timestamp'> & { id?: string; timestamp?: string }): BusEvent {
     const event: BusEvent = { id: input.id ?? `evt_${randomUUID()}`, timestamp: input.timestamp ?? new Date().toISOString(), ...input } as BusEvent;
+    const held = heldEvents.getStore();
+    if (held && !held.closed) { held.events.push(event); return event; }
+    this.deliver(event);
+    return event;
+  }
+
+  /** Runs `fn` holding back the events published within it (in its async context): once it
+   *  is done they are delivered in order if `release` says so, else dropped, so that the
+   *  changes of a group undone as a whole are never seen by webhooks, scenarios or sockets. */
+  async hold<T>(fn: () => Promise<T>, release: (value: T) => boolean): Promise<T> {
+    const held: Held = { events: [], closed: false };
+    let value: T;
+    try {
+      value = await heldEvents.run(held, fn);
+    } finally {
+      held.closed = true;
+    }
+    if (release(value)) for (const event of held.events) this.deliver(event);
+    return value;
+  }
+
+  private deliver(event: BusEvent): void {
     for (const listener of this.listeners) {
       try {
         const result = listener(event);
@@ -49,9 +72,11 @@ export class EventBus {
       }
     }
     if (!event.relayed) this.forward?.(event);
-    return event;
   }
 }
+
+interface Held { events: BusEvent[]; closed: boolean }
+const heldEvents = new AsyncLocalStorage<Held>();
 
 /** The envelope sent to webhooks and given to scenarios. */
 export function envelope(event: BusEvent) {

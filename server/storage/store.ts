@@ -4,6 +4,7 @@
 // they do not know which driver is underneath.
 import type { Condition, Doc, QueryResult, StoreQuery } from './query.js';
 import { translateNedbError, type DocStore, type IndexSpec } from './doc-store.js';
+import { activeWriteGroup, type WriteGroup } from './write-group.js';
 
 export interface Store {
   get(id: string): Promise<Doc | undefined>;
@@ -53,17 +54,41 @@ export class EmbeddedStore implements Store {
   async findBy(path: string, value: unknown) { return this.doc.findBy(path, value); }
   async all() { return this.doc.all(); }
   async count() { return this.doc.size; }
-  insert(doc: Doc) { return this.doc.insert(doc); }
-  insertMany(docs: Doc[]) { return this.doc.insertMany(docs); }
-  replace(id: string, doc: Doc) { return this.doc.replace(id, doc); }
-  remove(id: string) { return this.doc.remove(id); }
+  insert(doc: Doc) { const g = activeWriteGroup(); return g ? this.tracked(g, [doc._id], () => this.doc.insert(doc)) : this.doc.insert(doc); }
+  insertMany(docs: Doc[]) { const g = activeWriteGroup(); return g ? this.tracked(g, docs.map((d) => d._id), () => this.doc.insertMany(docs)) : this.doc.insertMany(docs); }
+  replace(id: string, doc: Doc) { const g = activeWriteGroup(); return g ? this.tracked(g, [id], () => this.doc.replace(id, doc)) : this.doc.replace(id, doc); }
+  remove(id: string) { const g = activeWriteGroup(); return g ? this.tracked(g, [id], () => this.doc.remove(id)) : this.doc.remove(id); }
   async removeWhere(conditions: Condition[]) {
     const ids = this.doc.find({ conditions, sort: [], limit: Number.MAX_SAFE_INTEGER, offset: 0 }).data.map((d) => d._id);
-    return ids.length ? this.doc.removeWhere({ _id: { $in: ids } }) : 0;
+    if (!ids.length) return 0;
+    const g = activeWriteGroup();
+    return g ? this.tracked(g, ids, () => this.doc.removeWhere({ _id: { $in: ids } })) : this.doc.removeWhere({ _id: { $in: ids } });
   }
-  replaceAll(docs: Doc[]) { return this.doc.replaceAll(docs).catch((err) => { throw translateNedbError(err); }); }
+  replaceAll(docs: Doc[]) {
+    if (activeWriteGroup()) return Promise.reject(new Error('replaceAll cannot be part of a write group'));
+    return this.doc.replaceAll(docs).catch((err) => { throw translateNedbError(err); });
+  }
   exclusive<T>(key: string, fn: () => Promise<T> | T) { return this.doc.exclusive(key, fn); }
-  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>) { return this.doc.update(id, change); }
+  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>) {
+    const g = activeWriteGroup();
+    return g ? this.tracked(g, [id], () => this.doc.update(id, change)) : this.doc.update(id, change);
+  }
+
+  /** A write inside a write group (write-group.ts): once it succeeded, the group can put the
+   *  documents it touched back as they were before it. */
+  private async tracked<T>(group: WriteGroup, ids: string[], write: () => Promise<T>): Promise<T> {
+    const before = ids.map((id) => this.doc.get(id));
+    const out = await write();
+    group.onUndo(async () => {
+      for (let i = ids.length - 1; i >= 0; i--) {
+        const was = before[i];
+        const now = this.doc.get(ids[i]);
+        if (was) await (now ? this.doc.replace(ids[i], was) : this.doc.insert(was));
+        else if (now) await this.doc.remove(ids[i]);
+      }
+    });
+    return out;
+  }
   ensureIndex(spec: IndexSpec) { return this.doc.ensureIndex(spec); }
   removeIndex(fieldName: string) { return this.doc.removeIndex(fieldName); }
   async listIndexes() { return this.doc.listIndexes(); }

@@ -8,6 +8,8 @@ import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } fro
 import { checkObject } from '../nedb-patches.js';
 import { DEFAULT_SORT, project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { finishWindow, windowKeys } from '../page-window.js';
+import { activeWriteGroup } from '../write-group.js';
+import { PgGroupTx } from './group-tx.js';
 import type { IndexSpec } from '../doc-store.js';
 import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
@@ -59,7 +61,10 @@ export class PgDatabase {
 
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], on: Queryable = this.pool): Promise<pg.QueryResult<R>> {
     if (this.closed) throw new StoreUnavailableError('The database connection is closed');
+    // Inside a write group (an atomic batch): on the group's transaction.
+    const group = on === this.pool ? activeWriteGroup() : undefined;
     try {
+      if (group) return await group.participant(this, () => new PgGroupTx(this.pool)).query<R>(text, values);
       return await on.query<R>(text, values);
     } catch (err) {
       throw translatePgError(err);
@@ -69,6 +74,10 @@ export class PgDatabase {
   /** Runs `fn` in one transaction (rolled back if it throws). */
   async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.closed) throw new StoreUnavailableError('The database connection is closed');
+    const group = activeWriteGroup();
+    if (group) {
+      try { return await group.participant(this, () => new PgGroupTx(this.pool)).nested(fn); } catch (err) { throw translatePgError(err); }
+    }
     let client: pg.PoolClient;
     try { client = await this.pool.connect(); } catch (err) { throw translatePgError(err); }
     try {
