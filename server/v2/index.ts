@@ -11,6 +11,10 @@ import { noMethodOrRoute } from './methods.js';
 import { recordRoutes } from './records.js';
 import { v2RateLimit } from './rate-limit.js';
 import { v2Compression } from './compression.js';
+import { batchRoute } from './batch.js';
+import { injectedRequests } from './inject.js';
+import { methodNotAllowed } from './methods.js';
+import { cors, jsonBody } from '../core/http.js';
 
 export interface V2Parts {
   /** The workspace pipeline of v1 (CORS, request log, workspace, JSON body, token). */
@@ -29,7 +33,8 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
   const enter: RequestHandler = (req, res, next) => {
     answerInV2Shape(req, res);
     // The pipeline's refusals (unknown workspace, bad token, bad body) are counted too.
-    parts.pipeline(req, res, (err?: unknown) => (limit ? limit(req, res, (over?: unknown) => next(over ?? err)) : next(err)));
+    // A batch's operations were counted as the batch.
+    parts.pipeline(req, res, (err?: unknown) => (limit && !injectedRequests.has(req) ? limit(req, res, (over?: unknown) => next(over ?? err)) : next(err)));
   };
   // v1 lists read the query through the shared parser: give it the v2 extension (or, cursor).
   const v1Face: RequestHandler = (req, res, next) => {
@@ -37,4 +42,11 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
     parts.dispatch(req, res, next);
   };
   app.use('/api/v2/app/:appId', enter, compress, own, v1Face, noMethodOrRoute(() => [own, ...parts.routers]));
+
+  const batchEntry: RequestHandler = (req, res, next) => {
+    answerInV2Shape(req, res);
+    cors(req, res, () => (limit ? limit(req, res, next) : next()));
+  };
+  app.post('/api/v2/batch', batchEntry, compress, jsonBody(ctx.config.jsonLimit), batchRoute(app, ctx));
+  app.all('/api/v2/batch', batchEntry, methodNotAllowed(['POST']));
 }
