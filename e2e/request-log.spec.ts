@@ -59,3 +59,31 @@ test('the tail reconnects by itself after the server ends it', async ({ signedIn
   await new Workspace(ws.id).api('GET', '/database/after-reconnect');
   await expect(page.getByRole('row').filter({ hasText: '/database/after-reconnect' })).toBeVisible();
 });
+
+test("the console's own requests are hidden unless asked; bodies are shown with secrets masked", async ({ signedIn: page, ws }) => {
+  await ws.api('POST', '/database', { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } });
+  // The console's own traffic: its records page.
+  await page.goto(`/app/${ws.id}/database/notes`);
+  await expect(page.getByText('No records yet.')).toBeVisible();
+  await page.goto(`/app/${ws.id}/requests`);
+  await expect(page.getByRole('status', { name: 'Live tail' })).toHaveText('Live');
+  const login = await fetch(`${ws.base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'admin-password-1' }) });
+  expect(login.status).toBe(200);
+  const token = (await login.json()).token as string;
+  const row = page.getByRole('row').filter({ hasText: '/auth/login' });
+  await expect(row).toBeVisible();
+  await expect(page.getByRole('row').filter({ hasText: '/database/notes' })).toHaveCount(0);
+
+  await page.getByRole('checkbox', { name: "Show the console's requests" }).check();
+  await expect(page.getByRole('row').filter({ hasText: '/database/notes' }).first()).toContainText('console');
+  await page.getByRole('checkbox', { name: "Show the console's requests" }).uncheck();
+  await expect(page.getByRole('row').filter({ hasText: '/database/notes' })).toHaveCount(0);
+
+  await row.getByRole('button', { name: /^Details of POST/ }).click();
+  const detail = page.getByRole('dialog', { name: 'Request' });
+  await expect(detail).toContainText('"password": "***"');
+  await expect(detail).toContainText('"token": "***"');
+  await expect(detail).not.toContainText('admin-password-1');
+  await expect(detail).not.toContainText(token);
+  await expectAccessible(page, 'request detail with bodies');
+});

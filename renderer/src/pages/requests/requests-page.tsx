@@ -13,8 +13,9 @@ import { Pager } from '../../components/pager';
 import { Dialog } from '../../components/dialog';
 import type { ListResponse } from '../../../../server/shared/models';
 
-interface Entry { _id: string; method: string; path: string; status: number; durationMs: number; time: string; accessRule?: string }
-interface Detail extends Entry { headers: Record<string, string | string[]> }
+interface Entry { _id: string; method: string; path: string; status: number; durationMs: number; time: string; accessRule?: string; console?: true }
+type Body = { json: unknown } | { text: string; truncated?: true };
+interface Detail extends Entry { headers: Record<string, string | string[]>; requestBody?: Body; responseBody?: Body }
 const CLASSES: Record<string, [number, number]> = { '2xx': [200, 299], '3xx': [300, 399], '4xx': [400, 499], '5xx': [500, 599] };
 const STATE_TEXT: Record<TailState, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', paused: 'Paused' };
 
@@ -28,8 +29,12 @@ export function RequestsPage() {
   const [paused, setPaused] = useState(false);
   const [newer, setNewer] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
+  // The console's own requests (marked by the header it sends) are left out unless asked for.
+  const [mine, setMine] = useState(false);
   const limit = 50;
-  const filters: Record<string, string | number | undefined> = { 'filter[method]': method || undefined, 'filter[path][$contains]': path || undefined };
+  const filters: Record<string, string | number | undefined> = {
+    'filter[method]': method || undefined, 'filter[path][$contains]': path || undefined, 'filter[console][$ne]': mine ? undefined : 'true',
+  };
   if (status) { filters['filter[status][$gte]'] = CLASSES[status][0]; filters['filter[status][$lte]'] = CLASSES[status][1]; }
   const query = { limit, offset, ...filters };
   const listKey = keys.list(appId, 'requests', query);
@@ -73,6 +78,7 @@ export function RequestsPage() {
         <label className="check">Path contains
           <input value={path} onChange={(e) => { setPath(e.target.value); goTo(0); }} placeholder="/database" />
         </label>
+        <label className="check"><input type="checkbox" checked={mine} onChange={(e) => { setMine(e.target.checked); goTo(0); }} /> Show the console's requests</label>
         <span style={{ flex: 1 }} />
         <span className="server-status" role="status" aria-label="Live tail">
           <span className={`dot ${tail === 'live' ? 'ok' : tail === 'reconnecting' ? 'down' : ''}`} aria-hidden="true" />
@@ -90,13 +96,13 @@ export function RequestsPage() {
               <tr key={r._id}>
                 <td className="muted small">{new Date(r.time).toLocaleTimeString()}</td>
                 <td><code>{r.method}</code></td>
-                <td><button type="button" className="link mono" onClick={() => setOpen(r._id)} aria-label={`Details of ${r.method} ${r.path}`}>{r.path}</button></td>
+                <td><button type="button" className="link mono" onClick={() => setOpen(r._id)} aria-label={`Details of ${r.method} ${r.path}`}>{r.path}</button>{r.console ? <span className="badge" title="Sent by this console">console</span> : null}</td>
                 <td><span className={`badge ${r.status < 400 ? 'ok' : 'bad'}`}>{r.status}</span></td>
                 <td>{r.durationMs.toFixed(1)} ms</td>
                 <td className="muted">{r.accessRule ?? ''}</td>
               </tr>
             ))}
-            {list.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">No request matches.</td></tr> : null}
+            {list.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">{method || status || path ? 'No request matches.' : `No request yet${mine ? '' : " from your apps (the console's own are hidden)"}.`}</td></tr> : null}
           </tbody>
         </table>
       </div>
@@ -130,6 +136,20 @@ function RequestDetail({ appId, id }: { appId: string; id: string }) {
       <table className="list"><tbody>
         {Object.entries(d.headers).map(([k, v]) => <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono small" style={{ wordBreak: 'break-all' }}>{Array.isArray(v) ? v.join(', ') : v}</td></tr>)}
       </tbody></table>
+      <BodyView title="Request body" body={d.requestBody} />
+      <BodyView title="Response body" body={d.responseBody} />
+      <p className="muted small">Bodies are shown up to 16 KiB; passwords, tokens, secrets and API keys in them are masked (***) by the server.</p>
     </div>
+  );
+}
+
+function BodyView({ title, body }: { title: string; body?: Body }) {
+  return (
+    <>
+      <h3>{title}</h3>
+      {!body ? <p className="muted small">None (or not JSON).</p>
+        : 'json' in body ? <pre>{JSON.stringify(body.json, null, 2)}</pre>
+          : <><pre>{body.text}</pre>{body.truncated ? <p className="muted small">Cut at 16 KiB.</p> : null}</>}
+    </>
   );
 }
