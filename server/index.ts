@@ -10,7 +10,6 @@ import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/database-error.js';
 import type { PgDatabase } from './storage/pg/pg-store.js';
-import { openOnDatabase } from './storage/pg-start.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './modules/context.js';
 import { buildApp } from './app.js';
@@ -69,7 +68,8 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
   }
   try {
     const bus = new EventBus();
-    const registry = db ? await openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
+    // The PostgreSQL side (pg-start.ts and the pg client under it) is loaded only with a database.
+    const registry = db ? await (await import('./storage/pg-start.js')).openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
     const ctx: AppContext = { config, registry, bus, upgradeHandlers: [], closers: [] };
     const app = buildApp(ctx, modules);
     for (const m of modules) await m.start?.(ctx);

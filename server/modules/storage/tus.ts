@@ -7,8 +7,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
-import { Server as TusServer, EVENTS, type Upload } from '@tus/server';
-import { FileStore } from '@tus/file-store';
+// @tus/server and @tus/file-store are loaded on the first tus request (a start does not need them).
+import type { Server as TusServer, Upload } from '@tus/server';
+import type { FileStore } from '@tus/file-store';
 import type { AppContext } from '../context.js';
 import { ApiError, publicError } from '../../core/errors.js';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/error-codes.js';
@@ -124,6 +125,7 @@ export class TusUploads {
 
   private async create(ws: Workspace): Promise<TusEntry> {
     const area = await this.files.area(ws);
+    const [{ Server: TusServer, EVENTS }, { FileStore }] = await Promise.all([import('@tus/server'), import('@tus/file-store')]);
     const store = new FileStore({ directory: area.tus, expirationPeriodInMilliseconds: this.ctx.config.uploadExpiry });
     const server = new TusServer({
       path: `/api/app/${ws.id}/storage/upload/tus`,

@@ -13,7 +13,8 @@ import type { Doc } from '../../storage/doc-store.js';
 import { CONTROL_SETTINGS, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
 import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';
-import { deleteDbSnapshot, hasDbSnapshot, listDbSnapshots, restoreDbSnapshot, takeDbSnapshot } from '../../storage/pg/snapshots.js';
+// The PostgreSQL snapshots (and the pg client under them) are loaded on a database only.
+const pgSnapshots = () => import('../../storage/pg/snapshots.js');
 import { NotFoundError, UniqueViolationError } from '../../storage/errors.js';
 
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -61,6 +62,7 @@ function catalog(ws: Workspace): Promise<Map<string, Entry>> {
 
 export async function listSnapshots(ws: Workspace): Promise<SnapshotInfo[]> {
   if (ws.pg) {
+    const { listDbSnapshots } = await pgSnapshots();
     return (await listDbSnapshots<Omit<SnapshotInfo, 'name' | 'createdAt'>>(ws.pg.db, ws.id))
       .map((e) => ({ name: e.name, createdAt: e.createdAt, records: 0, collections: 0, users: 0, files: 0, ...e.info }));
   }
@@ -135,6 +137,7 @@ export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
   if (ws.pg) {
     const db = ws.pg.db;
     return exclusive(ws, async () => {
+      const { deleteDbSnapshot } = await pgSnapshots();
       const filesDir = await pgErrors(name, () => deleteDbSnapshot(db, ws.id, name));
       if (filesDir) pgFileSets.delete(join(pgFilesFolder(ws, filesDir), 'files'));
       if (filesDir) await rm(pgFilesFolder(ws, filesDir), { recursive: true, force: true });
@@ -212,6 +215,7 @@ async function pgErrors<T>(name: string, fn: () => Promise<T>): Promise<T> {
 async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: boolean): Promise<SnapshotInfo> {
   const db = ws.pg!.db;
   // The cheap refusal first: no files copied for a name that is taken (the transaction checks again).
+  const { hasDbSnapshot, takeDbSnapshot } = await pgSnapshots();
   if (!overwrite && await hasDbSnapshot(db, ws.id, name)) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
   const filesDir = randomUUID();
   const folder = pgFilesFolder(ws, filesDir);
@@ -239,6 +243,7 @@ async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: b
 async function restorePg(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
   const db = ws.pg!.db;
   return whileBusy(ws, async () => {
+    const { restoreDbSnapshot } = await pgSnapshots();
     const out = await pgErrors(name, () => restoreDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, { skip: UNTOUCHED_STORES, keepSettings: CONTROL_SETTINGS }));
     if (out.settings && JSON.stringify(out.settings) !== JSON.stringify(ws.settings.data)) ws.settings.adopt(out.settings);
     if (out.filesDir) {
