@@ -77,6 +77,10 @@ describe('the packed package', { timeout: 300_000 }, () => {
   it('its type declarations type-check in a consumer with skipLibCheck off and no @types installed', async () => {
     writeFileSync(join(project, 'consumer.ts'), [
       "import { startServer, ConfigError, DumpFileError, type Homebase, type ServerOptions } from 'homebase';",
+      "import { homebaseFixtures, useHomebase, createFork, globalSetup, type HomebaseFork, type HomebaseTestServer } from 'homebase/testing';",
+      'export const fixtures = homebaseFixtures({ server: { inMemory: true }, fork: { ttl: 60 } });',
+      'export const testing = [useHomebase, createFork, globalSetup] as const;',
+      'export type Testing = [HomebaseFork, HomebaseTestServer];',
       "const options: ServerOptions = { port: 0, inMemory: true, seed: { format: 'homebase-dump', version: 1 } };",
       'export async function main(): Promise<string> {',
       '  const srv: Homebase = await startServer(options);',
@@ -107,6 +111,20 @@ describe('the packed package', { timeout: 300_000 }, () => {
       .then((r) => ({ ok: true, out: r.stdout + r.stderr }), (err: { stdout: string; stderr: string }) => ({ ok: false, out: err.stdout + err.stderr }));
     expect(result.out).toMatch(/Tests\s+5 passed/);
     expect(result.ok).toBe(true);
+  });
+
+  it("docs/testing.md's Vitest example (homebase/testing: a server per worker, a fork per test) passes as written", async () => {
+    const page = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+    writeFileSync(join(project, 'fixtures.json'), readmeBlock(page, 'testing-vitest-example', 'json'));
+    writeFileSync(join(project, 'todos.test.ts'), readmeBlock(page, 'testing-vitest-example', 'ts'));
+    const vitest = join(project, 'node_modules', 'vitest', 'vitest.mjs');
+    const result = await run(process.execPath, [vitest, 'run', '--root', project, 'todos.test.ts'], { cwd: project, env: { ...process.env, VITEST: undefined, NO_COLOR: '1' } as NodeJS.ProcessEnv })
+      .then((r) => ({ ok: true, out: r.stdout + r.stderr }), (err: { stdout: string; stderr: string }) => ({ ok: false, out: err.stdout + err.stderr }));
+    expect(result.out).toMatch(/Tests\s+3 passed/);
+    expect(result.ok).toBe(true);
+    // Only the public entries are reachable: the server's internals are not part of the package's surface.
+    const internal = await run(process.execPath, ['--input-type=module', '-e', "await import('homebase/dist/server/index.js')"], { cwd: project }).then(() => 'loaded', () => 'refused');
+    expect(internal).toBe('refused');
   });
 
   it("README's quick start runs as written (on a free port instead of 4700)", async () => {
