@@ -12,9 +12,10 @@ export class ApiError extends Error {
     message: string,
     readonly details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
+    status?: number,
   ) {
     super(message);
-    this.status = ERROR_STATUS[code];
+    this.status = status ?? ERROR_STATUS[code];
   }
 
   /** The contract's body; `details` is always an object, so a client may read `details.field` safely. */
@@ -36,6 +37,11 @@ export class ApiError extends Error {
       { 'Retry-After': String(retryAfterSeconds) });
   }
   static unavailable(message = 'The workspace is being restored or imported, retry shortly') { return new ApiError('UNAVAILABLE', message, undefined, { 'Retry-After': '1' }); }
+
+  /** A fault rule of the workspace answered this request with `status` (a test suite set it). */
+  static injectedFault(status: number, rule: number) {
+    return new ApiError('INJECTED_FAULT', `Injected fault: rule ${rule} of this workspace's faults answered ${status}`, { rule }, undefined, status);
+  }
 
   /** 422 for one field, or several: details carry the first one plus the whole list. */
   static validation(errors: FieldError[] | FieldError, message?: string) {

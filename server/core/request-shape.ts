@@ -42,7 +42,7 @@ export function declareFields(req: IncomingMessage, res: ServerResponse): void {
   k[ROUTER_ERRORS] = undefined;
   if (ROUTER_MATCHED) k[ROUTER_MATCHED] = undefined;
   // the JSON body parser; the workspace pipeline and routes (app.ts, authenticate.ts, routes.ts)
-  r.body = undefined; r.ws = undefined; r.auth = undefined; r.accessRule = undefined;
+  r.body = undefined; r.ws = undefined; r.auth = undefined; r.accessRule = undefined; r.fault = undefined;
   // Inherited defaults that Node's own code later assigns on the object (the first listener
   // counted, the status written): the same values, made own now.
   r._eventsCount = r._eventsCount; // eslint-disable-line no-self-assign

@@ -13,6 +13,7 @@ import { webhooksModule } from './webhooks/routes.js';
 import { scenariosModule } from './scenarios/routes.js';
 import { credentialsModule } from './credentials/routes.js';
 import { clockModule } from './clock/routes.js';
+import { faultsModule } from './faults/routes.js';
 
 export const modules: Module[] = [
   workspacesModule,
@@ -28,4 +29,5 @@ export const modules: Module[] = [
   scenariosModule,
   credentialsModule,
   clockModule,
+  faultsModule,
 ];

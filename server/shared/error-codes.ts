@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  /** A fault rule of the workspace answered (its status: any 4xx or 5xx; 500 is the default). */
+  INJECTED_FAULT: 500,
   UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
 } as const;

@@ -13,6 +13,7 @@ import { isLoopbackHost } from '../../core/config.js';
 import { logger } from '../../core/logger.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { Hub, type Client } from './hub.js';
+import { dropsNewSocket } from '../faults/service.js';
 import { checkSession, handleFrame, revalidate } from './frames.js';
 import { endsSession, onSessionsEnded, SESSION_END_TOPIC, type SessionEnd } from '../auth/session-ends.js';
 import { socketCapError, principalOf } from './socket-cap.js';
@@ -23,6 +24,20 @@ const MAX_PENDING_FRAMES = 32;
 
 /** The hub of each running server (tests look at it). */
 export const hubs = new WeakMap<AppContext, Hub>();
+
+/** Ends a socket as a lost connection would: no close frame (the client sees 1006). */
+function drop(hub: Hub, client: Client): void {
+  client.closed = true;
+  hub.remove(client);
+  client.socket.terminate();
+}
+
+/** Drops every open socket of a workspace (a realtime fault rule was set). */
+export function dropSockets(ctx: AppContext, ws: Workspace): void {
+  const hub = hubs.get(ctx);
+  if (!hub) return;
+  for (const c of hub.clientsOf(ws.id)) if (c.ws === ws) drop(hub, c);
+}
 
 /** Refuses an upgrade request with a complete HTTP response, as the API answers errors: the
  *  contract's error body, its Content-Type and Content-Length, nosniff, the error's own headers
@@ -78,6 +93,8 @@ export const realtimeModule: Module = {
       socket.on('pong', () => { client.alive = true; });
       socket.on('error', () => undefined); // a close follows
       socket.on('close', () => { client.closed = true; hub.remove(client); });
+      // A realtime fault rule of the workspace (a test suite's) drops the new socket at once.
+      if (dropsNewSocket(ws)) { drop(hub, client); return; }
       socket.on('message', (data, isBinary) => {
         // Frames are handled one after another (a subscribe is acknowledged before the next
         // frame runs); reading pauses while too many wait, so a flood cannot queue up memory.

@@ -32,6 +32,7 @@ function fromLine(line: string): StoredEntry | undefined {
     return {
       _id: d._id, seq: d.seq, method: d.method, path: d.path, status: d.status, durationMs: d.durationMs, wall: Date.parse(d.time),
       ...(d.accessRule ? { accessRule: d.accessRule } : {}), ...(d.console ? { console: true as const } : {}),
+      ...(d.fault ? { fault: d.fault } : {}),
       headers: {}, body: undefined, responseText: undefined, shown,
     };
   } catch {

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { REQUEST_LOG } from '../../core/request-shape.js';
+import type { FaultMark } from '../faults/service.js';
 import { BODY_LIMIT, KEPT_REQUEST_BODY_LIMIT, showRequestBody, showResponseText, type ShownBody } from './bodies.js';
 
 export interface RequestLogEntry {
@@ -21,6 +22,8 @@ export interface RequestLogEntry {
   accessRule?: string;
   /** Sent by the console itself (it marks its requests with the `X-Homebase-Console` header). */
   console?: true;
+  /** Delayed or answered by a fault rule of the workspace: the rule's index, its latency and status. */
+  fault?: FaultMark;
 }
 
 /** One request in detail (`GET /workspaces/{app_id}/requests/{id}`): the entry plus the
@@ -59,6 +62,7 @@ function publicEntry(e: StoredEntry): RequestLogEntry {
   const out: RequestLogEntry = { _id: e._id, method: e.method, path: e.path, status: e.status, durationMs: e.durationMs, time: new Date(e.wall).toISOString() };
   if (e.accessRule) out.accessRule = e.accessRule;
   if (e.console) out.console = true;
+  if (e.fault) out.fault = e.fault;
   return out;
 }
 
@@ -203,6 +207,7 @@ function record(t: WorkspaceTraffic, req: Request, status: number, started: numb
     wall,
     accessRule: req.accessRule,
     console: req.headers['x-homebase-console'] !== undefined ? true : undefined,
+    fault: req.fault,
     headers: req.headers,
     body: keptRequestBody(req),
     responseText: keptResponseText(responseText),

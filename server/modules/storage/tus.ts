@@ -27,7 +27,7 @@ import { exists, type StorageService } from './service.js';
  *  PRECONDITION_FAILED). */
 const TUS_ONLY_STATUSES = new Set([410, 412, 460, 501]);
 const CODE_OF_STATUS = new Map(Object.entries(ERROR_STATUS)
-  .filter(([, status]) => !TUS_ONLY_STATUSES.has(status as number))
+  .filter(([code, status]) => !TUS_ONLY_STATUSES.has(status as number) && code !== 'INJECTED_FAULT')
   .map(([code, status]) => [status as number, code as ErrorCode]));
 
 /** The Express request behind the tus call being handled (tus hooks only see a web Request). */

@@ -11,6 +11,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { newId } from '../../core/ids.js';
+import { webhookFault } from '../faults/service.js';
 import { logger } from '../../core/logger.js';
 import { ApiError } from '../../core/errors.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
@@ -62,6 +63,8 @@ export interface LogEntry {
   nextAttemptAt: string | null;
   /** The log entry whose event this attempt sends again, when sent again by hand. */
   redeliveryOf?: string;
+  /** A webhook fault rule of the workspace failed this attempt (its index): nothing was sent. */
+  fault?: { rule: number };
   createdAt: string;
 }
 
@@ -219,7 +222,12 @@ export class Deliverer {
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
       'webhook-signature': new Signer(signingSecret(ws, hook)).sign(delivery.eventId, sentAt, body),
     };
-    const outcome = await post(hook.url, headers, body, this.ctx.config.webhookTimeout, signal);
+    // A webhook fault rule (a test suite's) fails the attempt as if the receiver had answered
+    // its status: nothing is sent, and the retries follow as for any failure.
+    const fault = webhookFault(ws);
+    const outcome: Outcome = fault
+      ? { status: fault.status, body: '', error: `Injected fault: rule ${fault.rule} of this workspace's faults answered HTTP ${fault.status}; nothing was sent`, durationMs: 0 }
+      : await post(hook.url, headers, body, this.ctx.config.webhookTimeout, signal);
     if (signal.aborted && signal.reason === SHUTDOWN) return undefined; // left pending: retried after the restart
 
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
@@ -233,6 +241,7 @@ export class Deliverer {
       response: outcome.status === undefined ? null : { status: outcome.status, body: outcome.body ?? '' },
       nextAttemptAt: nextAttemptAt === undefined ? null : new Date(nextAttemptAt).toISOString(),
       ...(delivery.redeliveryOf ? { redeliveryOf: delivery.redeliveryOf } : {}),
+      ...(fault ? { fault: { rule: fault.rule } } : {}),
       createdAt: ws.nowIso(),
     };
     await this.writeLog(ws, entry);

@@ -1,0 +1,42 @@
+// The faults API group (console API, console token): a workspace's injected faults set, read and
+// cleared. HTTP only; the rules are in service.ts. Setting a realtime rule drops the workspace's
+// open sockets at once, in every process on a shared database.
+import type { Router } from 'express';
+import type { AppContext, Module } from '../context.js';
+import type { Workspace } from '../../storage/workspace.js';
+import { parseBody } from '../../core/validate.js';
+import { FaultsBody } from './schemas.js';
+import { clearFaults, FAULTS_TOPIC, hasRealtimeRule, putFaults, viewFaults } from './service.js';
+import { dropSockets } from '../realtime/routes.js';
+
+/** The open sockets go when a realtime rule is set (here and in the other processes). */
+function dropIfRealtime(ctx: AppContext, ws: Workspace): void {
+  if (hasRealtimeRule(ws)) dropSockets(ctx, ws);
+}
+
+export const faultsModule: Module = {
+  name: 'faults',
+  consoleRoutes(router: Router, ctx: AppContext) {
+    router.get('/workspaces/:appId/faults', (req, res) => {
+      res.json(viewFaults(req.ws));
+    });
+
+    router.put('/workspaces/:appId/faults', async (req, res) => {
+      const body = parseBody(FaultsBody, req.body);
+      await putFaults(req.ws, body);
+      req.ws.pg?.tell(req.ws.id, FAULTS_TOPIC, {});
+      dropIfRealtime(ctx, req.ws);
+      res.json(viewFaults(req.ws));
+    });
+
+    router.delete('/workspaces/:appId/faults', async (req, res) => {
+      await clearFaults(req.ws);
+      res.status(204).end();
+    });
+  },
+  start(ctx: AppContext) {
+    // Another process set a workspace's faults (its settings, read again before this message
+    // arrives, hold them); undefined data: messages may have been missed, nothing to drop.
+    ctx.registry.database?.hear(FAULTS_TOPIC, (ws, data) => { if (data) dropIfRealtime(ctx, ws); });
+  },
+};
