@@ -39,3 +39,34 @@ test('API reference: Swagger UI offline, authorised, Try it out answers from thi
   expect(res.request().headers().authorization).toMatch(/^Bearer ey/);
   await expect(op.locator('.live-responses-table tbody .response-col_status').first()).toContainText('200');
 });
+
+test("API reference: Try it out sends no schema placeholders; one main landmark", async ({ signedIn: page, ws }) => {
+  test.setTimeout(120_000);
+  await ws.api('POST', '/database', { _id: 'things', setting: { read: 'private', write: 'private', update: 'private' } });
+  await ws.api('POST', '/database/things', { label: 'first' });
+  await page.goto(`/app/${ws.id}/api/`);
+  await expect(page.getByRole('heading', { name: new RegExp(`Homebase workspace ${ws.id}`) })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('main')).toHaveCount(1);
+  const doc = await (await fetch(`${ws.base}/openapi.json`)).json();
+  const path = Object.keys(doc.paths).find((p) => p.endsWith('/database/things'))!;
+  await page.locator(`h3.opblock-tag[data-tag="${doc.paths[path].get.tags[0]}"]`).click();
+  const list = page.locator('.opblock.opblock-get').filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) }).first();
+  await list.locator('.opblock-summary').first().click();
+  await list.getByRole('button', { name: 'Try it out' }).click();
+  const listed = page.waitForResponse((r) => r.url().startsWith(`${ws.base}/database/things`) && r.request().method() === 'GET');
+  await list.getByRole('button', { name: 'Execute' }).click();
+  const res = await listed;
+  expect(res.url()).not.toContain('additionalProp');
+  expect(res.status()).toBe(200);
+  expect((await res.json()).meta.total).toBe(1);
+
+  const create = page.locator('.opblock.opblock-post').filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) }).first();
+  await create.locator('.opblock-summary').first().click();
+  await create.getByRole('button', { name: 'Try it out' }).click();
+  const created = page.waitForResponse((r) => r.url().startsWith(`${ws.base}/database/things`) && r.request().method() === 'POST');
+  await create.getByRole('button', { name: 'Execute' }).click();
+  const made = await (await created).json();
+  const stored = (await ws.api('GET', `/database/things/${made._id}`)).body;
+  expect(stored._owner).not.toBe('string');
+  expect(JSON.stringify(stored)).not.toContain('additionalProp');
+});

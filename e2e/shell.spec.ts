@@ -1,5 +1,5 @@
 // Sign-in (link, pasted token, refused token), the shell's health and navigation, themes.
-import { test, expect, expectAccessible, TOKEN } from './fixtures';
+import { test, expect, expectAccessible, TOKEN, SERVER } from './fixtures';
 
 test('signs in from the console link, strips the token from the address bar and stays signed in on reload', async ({ page }) => {
   await page.goto(`/app/demo/database#token=${TOKEN()}`);
@@ -16,7 +16,8 @@ test('without a token asks for one, shows no data, and accepts a pasted token', 
   page.on('request', (r) => { if (r.url().includes('/api/workspaces')) apiCalls.push(r.url()); });
   await page.goto('/app/demo');
   await expect(page.getByRole('heading', { name: 'Sign in to the Homebase console' })).toBeVisible();
-  await expect(page.getByText('#token=')).toBeVisible();
+  // It names this server's own address (not always port 4700).
+  await expect(page.getByText(`${SERVER()}/#token=…`)).toBeVisible();
   expect(apiCalls).toEqual([]);
   await expectAccessible(page, 'sign-in');
   await page.getByLabel('Console token').fill('wrong-token');
@@ -60,4 +61,15 @@ test('navigation reaches every page of the console, themes switch, and each page
 test('an unknown console address says so', async ({ signedIn: page }) => {
   await page.goto('/nowhere/at/all');
   await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+});
+
+test('a console link opened in a new tab stays signed in (the open tab hands its token over)', async ({ signedIn: page, ws }) => {
+  await page.goto(`/app/${ws.id}`);
+  await expect(page.getByRole('heading', { name: `Workspace ${ws.id}` })).toBeVisible();
+  // A new tab of the same browser has no sessionStorage of its own.
+  const tab = await page.context().newPage();
+  await tab.goto(`/app/${ws.id}/api/`);
+  await expect(tab.getByRole('heading', { level: 1, name: 'API reference' })).toBeVisible();
+  await expect(tab.getByRole('heading', { name: 'Sign in to the Homebase console' })).toHaveCount(0);
+  await tab.close();
 });

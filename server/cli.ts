@@ -124,9 +124,11 @@ async function serve(args: string[]) {
   } else {
     const lines = [
       `Homebase ${VERSION} is running`,
-      `  Workspace API:  ${srv.url}/app/${main ?? '{app_id}'}      (e.g. GET ${srv.url}/app/${main ?? '{app_id}'}/database)`,
+      // The example answers without a token (the workspace's OpenAPI document); the API reference
+      // link carries the console token like the console link, so it opens signed in.
+      `  Workspace API:  ${srv.url}/app/${main ?? '{app_id}'}      (e.g. GET ${srv.url}/app/${main ?? '{app_id}'}/openapi.json)`,
       `  Console:        ${consoleLink}`,
-      `  API reference:  ${srv.consoleUrl}/app/${main ?? '{app_id}'}/api/`,
+      `  API reference:  ${srv.consoleUrl}/app/${main ?? '{app_id}'}/api/#token=${srv.consoleToken}`,
       ...signIn,
       `  Workspaces:     ${workspaces.join(', ') || '(none)'}`,
       `  Data:           ${srv.config.database ? `PostgreSQL ${redactUrl(srv.config.database)}, files in ${srv.config.filesDir}` : srv.config.inMemory ? 'in memory (nothing is written to disk)' : srv.config.dataDir}`,

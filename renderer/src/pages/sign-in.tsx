@@ -10,7 +10,7 @@ export function SignIn({ reason, onToken }: { reason?: string; onToken: (token: 
         {reason ? <div className="error" role="alert">{reason}</div> : null}
         <p>
           Open the console link that <code>homebase serve</code> (or <code>npm start</code>) prints when it starts,
-          <code> http://127.0.0.1:4700/#token=…</code>, or paste the console token here. It is also the
+          <code> {window.location.origin}/#token=…</code>, or paste the console token here. It is also the
           <code> consoleToken</code> of <code>--json</code> output, and kept in the data folder's <code>homebase.json</code>.
         </p>
         <form className="form" onSubmit={(e) => { e.preventDefault(); if (token.trim()) onToken(token.trim()); }}>

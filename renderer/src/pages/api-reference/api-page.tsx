@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { adminToken } from '../../api/client';
 import { ErrorBox } from '../../components/error-box';
+import { dropPlaceholders } from './placeholders';
 import 'swagger-ui-dist/swagger-ui.css';
 import './swagger-theme.css';
 
@@ -33,6 +34,8 @@ export default function ApiReferencePage() {
           docExpansion: 'none',
           defaultModelsExpandDepth: -1,
           filter: true,
+          // Try it out sends no schema placeholders (`filter[additionalProp1]`, `"_owner": "string"`).
+          requestInterceptor: dropPlaceholders,
           onComplete: () => { ui.preauthorizeApiKey('bearerAuth', token); },
         });
         // Swagger UI leaves some controls unnamed (the servers list): name them as they appear.
@@ -58,6 +61,12 @@ export default function ApiReferencePage() {
 
 function nameControls(root: HTMLElement | null): void {
   if (!root) return;
+  // Swagger UI renders a <main> of its own (focusable, so `role="none"` would not apply) inside
+  // the console's: it becomes a named region, so the page keeps one main landmark.
+  for (const el of root.querySelectorAll<HTMLElement>('main:not([role])')) {
+    el.setAttribute('role', 'region');
+    if (!el.hasAttribute('aria-label')) el.setAttribute('aria-label', el.id === 'operations' ? 'Operations' : 'Schema');
+  }
   for (const el of root.querySelectorAll<HTMLElement>('select:not([aria-label]), input:not([aria-label]), textarea:not([aria-label])')) {
     const labelled = (el as HTMLInputElement).labels;
     if (el.id !== 'servers' && labelled?.length && [...labelled].some((l) => l.textContent?.trim())) continue;
