@@ -75,6 +75,7 @@ Usage:
   homebase admin [flags]          sign in as a workspace's admin: print an access token, or --reset-password
   homebase export --data DIR [--workspace demo] > dump.json
   homebase import --data DIR [--workspace demo] dump.json
+  homebase mcp [--url URL | --data DIR] [--workspace demo]   Model Context Protocol server on stdio for coding agents
   homebase --version
 
 Run 'homebase <command> --help' for a command's flags.

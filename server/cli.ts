@@ -227,7 +227,11 @@ async function adminCommandRun(args: string[]) {
   }
 }
 
-export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand, admin: adminCommandRun };
+// `homebase mcp` (server/mcp/) loads the MCP SDK only when asked for; it ends the process itself
+// once its client hangs up (the server it may have started holds timers until then).
+const mcp = (args: string[]) => import('./mcp/command.js').then(async (m) => { await m.mcpCommand(args); process.exit(); });
+
+export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand, admin: adminCommandRun, mcp };
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
