@@ -2,7 +2,7 @@
 // `rate` share of matching requests, latency, dropped realtime sockets, failed webhook
 // deliveries, marks in the request log, validation, and what clears them.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../test/harness.js';
+import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
 import { startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
 import { TestSocket, realtimeUrl } from '../realtime/test-socket.js';
 
@@ -67,6 +67,10 @@ describe('fault rules', () => {
     const gets = log.filter((e) => e.method === 'GET' && e.path.endsWith(`/database/notes/${rec.body._id}`));
     expect(gets.map((e) => [e.status, e.fault ?? null])).toEqual([[200, null], [503, { rule: 0, status: 503 }], [503, { rule: 0, status: 503 }]]);
     expect(log.find((e) => e.method === 'PATCH')?.fault).toBeUndefined();
+    // The log's list filters on the mark.
+    const faulted = (await t.consoleReq('GET', '/workspaces/demo/requests?filter[fault.status]=503')).body;
+    expect(faulted.meta.total).toBe(2);
+    expect(faulted.data.every((e: { status: number }) => e.status === 503)).toBe(true);
   });
 
   it('draws a seeded rate share: the same seed gives the same sequence', async () => {
@@ -164,5 +168,21 @@ describe('faults are no content', () => {
     await setFaults({ seed: 4, rules: [{ match: { path: '/still' }, status: 500 }] });
     await t.consoleReq('POST', '/workspaces/demo/snapshots/faulted/restore');
     expect((await t.consoleReq('GET', FAULTS)).body).toMatchObject({ seed: 4, rules: [{ match: { path: '/still' } }] });
+  });
+
+  it('survive a restart of an on-disk server, with their seed', async () => {
+    const data = tempDataDir();
+    try {
+      const a = await startTestServer({ data: data.dir });
+      await a.consoleReq('PUT', FAULTS, { seed: 9, rules: [{ match: { path: '/database' }, status: 507, times: 1 }] });
+      await a.close();
+      const b = await startTestServer({ data: data.dir });
+      expect((await b.consoleReq('GET', FAULTS)).body).toMatchObject({ seed: 9, rules: [{ status: 507, applied: 0 }] });
+      expect((await b.req('GET', '/database')).status).toBe(507);
+      expect((await b.req('GET', '/database')).status).toBe(200);
+      await b.close();
+    } finally {
+      data.remove();
+    }
   });
 });

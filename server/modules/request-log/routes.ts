@@ -14,6 +14,7 @@ import { startLogFiles } from './log-file.js';
 /** Filter coercion for request-log entries (`filter[status]=401` matches the number). */
 const REQUEST_TYPES: Record<string, FieldType> = {
   _id: 'string', method: 'string', path: 'string', status: 'integer', durationMs: 'number', time: 'date', accessRule: 'string', console: 'boolean',
+  'fault.rule': 'integer', 'fault.status': 'integer', 'fault.latencyMs': 'integer',
 };
 
 export const requestLogModule: Module = {
