@@ -30,6 +30,19 @@ test('create a workspace, then delete it by typing its id', async ({ signedIn: p
   expect((await consoleApi<{ data: Array<{ _id: string }> }>('GET', '/workspaces?limit=100')).body.data.map((w) => w._id)).not.toContain(id);
 });
 
+test("a workspace created with the admin email left empty gets the server's default admin", async ({ signedIn: page }) => {
+  const id = `e${randomBytes(4).toString('hex')}`;
+  await page.getByRole('button', { name: 'New workspace' }).click();
+  const d = page.getByRole('dialog', { name: 'New workspace' });
+  await d.getByLabel('Id *').fill(id);
+  await d.getByLabel('Admin password').fill('owner-password-1');
+  await d.getByRole('button', { name: 'Create workspace' }).click();
+  // The e2e server's default admin email is admin@example.com.
+  await expect(d.getByText(`Workspace ${id} is ready. Its admin is admin@example.com.`)).toBeVisible();
+  await d.getByRole('button', { name: 'Close' }).first().click();
+  expect((await consoleApi('DELETE', `/workspaces/${id}`)).status).toBe(204);
+});
+
 test('snapshots, reset, export and import of a workspace', async ({ signedIn: page, ws }, testInfo) => {
   test.setTimeout(60_000);
   await ws.api('POST', '/database', { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } });
