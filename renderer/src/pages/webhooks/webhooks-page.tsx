@@ -170,6 +170,7 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
       <ErrorBox error={hook.error ?? logs.error ?? test.error ?? del.error ?? redeliver.error} />
       {sent ? <div className="notice" role="status">Sent <code>{sent.event}</code> again: {sent.status === 'succeeded' ? `the receiver answered ${sent.response?.status ?? ''}` : `it failed (${sent.error ?? sent.response?.status ?? ''})`}{sent.nextAttemptAt ? `; next retry at ${new Date(sent.nextAttemptAt).toLocaleTimeString()}` : ''}.</div> : null}
       <h2>Deliveries</h2>
+      <div className="table-wrap">
       <table className="list">
         <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Result</th><th scope="col">Duration</th><th scope="col">Details</th></tr></thead>
         <tbody>
@@ -193,13 +194,16 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
           {logs.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">No delivery yet. Send a test event, or change something this webhook listens to.</td></tr> : null}
         </tbody>
       </table>
+      </div>
       {logs.data ? <Pager total={logs.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Delivery pages" /> : null}
       <Dialog open={!!open} side title={open ? `${open.event}, attempt ${open.attempt}` : ''} onClose={() => setOpen(null)}>
         {open ? (
           <div className="stack">
             <div className="row">
               <button type="button" className="small" disabled={redeliver.isPending} onClick={() => redeliver.mutate(open)}>Send this event again</button>
-              {open.nextAttemptAt ? <span className="small">Retry planned for {new Date(open.nextAttemptAt).toLocaleString()} (<span className="mono">{open.nextAttemptAt}</span>)</span> : null}
+              {open.nextAttemptAt
+                ? <span className="small">{pendingRetry(open, logs.data?.data ?? []) ? 'Next retry at' : 'Retried at'} {new Date(open.nextAttemptAt).toLocaleString()} (<span className="mono">{open.nextAttemptAt}</span>)</span>
+                : null}
             </div>
             <h3>Request headers</h3><pre>{JSON.stringify(open.request.headers, null, 2)}</pre>
             <h3>Request body{open.request.bodyTruncated ? ' (cut at 64 KiB)' : ''}</h3><pre>{pretty(open.request.body)}</pre>
