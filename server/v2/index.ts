@@ -9,6 +9,7 @@ import { answerInV2Shape } from './face.js';
 import { extendListQuery } from './list-extension.js';
 import { noMethodOrRoute } from './methods.js';
 import { recordRoutes } from './records.js';
+import { openapiV2Route } from './openapi-v2.js';
 import { v2RateLimit } from './rate-limit.js';
 import { v2Compression } from './compression.js';
 import { batchRoute } from './batch.js';
@@ -26,6 +27,7 @@ export interface V2Parts {
 
 export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
   const own = Router();
+  own.get('/openapi.json', openapiV2Route(ctx));
   recordRoutes(own, ctx);
 
   const limit = v2RateLimit(ctx.config.rateLimit);
