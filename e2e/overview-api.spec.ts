@@ -70,3 +70,25 @@ test("API reference: Try it out sends no schema placeholders; one main landmark"
   expect(stored._owner).not.toBe('string');
   expect(JSON.stringify(stored)).not.toContain('additionalProp');
 });
+
+test('API reference offers the v2 preview: its document, and Try it out answers in the v2 envelope', async ({ signedIn: page, ws }) => {
+  test.setTimeout(120_000);
+  await ws.api('POST', '/database', { _id: 'things', setting: { read: 'private', write: 'private', update: 'private' } });
+  await page.goto(`/app/${ws.id}/api/`);
+  await expect(page.getByRole('heading', { name: new RegExp(`Homebase workspace ${ws.id}`) })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('combobox', { name: 'API version' }).selectOption('v2');
+  await expect(page.getByRole('heading', { name: /\(v2 preview\)/ })).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('.swagger-ui .auth-wrapper .authorize.locked')).toBeVisible();
+  await expectAccessible(page, 'API reference v2');
+  const v2Base = ws.base.replace('/api/app/', '/api/v2/app/');
+  const doc = await (await fetch(`${v2Base}/openapi.json`)).json();
+  await page.locator(`h3.opblock-tag[data-tag="${doc.paths['/database'].get.tags[0]}"]`).click();
+  const op = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/database"]') }).first();
+  await op.locator('.opblock-summary').first().click();
+  await op.getByRole('button', { name: 'Try it out' }).click();
+  const answered = page.waitForResponse((r) => r.url().startsWith(`${v2Base}/database`) && r.request().method() === 'GET');
+  await op.getByRole('button', { name: 'Execute' }).click();
+  const res = await answered;
+  expect(res.status()).toBe(200);
+  expect((await res.json()).meta.version).toBe('2');
+});

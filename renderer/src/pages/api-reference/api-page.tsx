@@ -1,6 +1,6 @@
 // `/app/{app_id}/api/`: Swagger UI (swagger-ui-dist, bundled, loaded on this page only) on the
-// workspace's openapi.json, authorised with a freshly minted admin token. No online validator;
-// nothing is fetched from another host.
+// workspace's openapi.json, v1 or the v2 preview (a select), authorised with a freshly minted
+// admin token. No online validator; nothing is fetched from another host.
 import { useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { adminToken } from '../../api/client';
@@ -9,10 +9,19 @@ import { dropPlaceholders } from './placeholders';
 import 'swagger-ui-dist/swagger-ui.css';
 import './swagger-theme.css';
 
+/** Where each version's document is served. */
+const DOCUMENTS = {
+  v1: (appId: string) => `/api/app/${encodeURIComponent(appId)}/openapi.json`,
+  v2: (appId: string) => `/api/v2/app/${encodeURIComponent(appId)}/openapi.json`,
+} as const;
+type ApiVersion = keyof typeof DOCUMENTS;
+
 export default function ApiReferencePage() {
   const { appId = '' } = useParams();
   const host = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState<ApiVersion>('v1');
+  const documentUrl = DOCUMENTS[version](appId);
   useEffect(() => {
     let cancelled = false;
     let observer: MutationObserver | undefined;
@@ -24,7 +33,7 @@ export default function ApiReferencePage() {
         if (cancelled || !host.current) return;
         const ui = SwaggerUIBundle({
           domNode: host.current,
-          url: `/api/app/${encodeURIComponent(appId)}/openapi.json`,
+          url: documentUrl,
           validatorUrl: null,
           deepLinking: false,
           persistAuthorization: false,
@@ -46,12 +55,19 @@ export default function ApiReferencePage() {
       }
     })();
     return () => { cancelled = true; observer?.disconnect(); if (host.current) host.current.innerHTML = ''; };
-  }, [appId]);
+  }, [appId, documentUrl]);
   return (
     <div className="stack">
       <div>
         <h1>API reference</h1>
-        <p className="muted">Every endpoint of workspace <code>{appId}</code>, from its <a href={`/api/app/${appId}/openapi.json`}>openapi.json</a>. <em>Authorize</em> holds a freshly minted admin token; <em>Try it out</em> sends to this server.</p>
+        <p className="muted">Every endpoint of workspace <code>{appId}</code>, from its <a href={documentUrl}>openapi.json</a>. <em>Authorize</em> holds a freshly minted admin token; <em>Try it out</em> sends to this server.</p>
+        <label>
+          API version{' '}
+          <select aria-label="API version" value={version} onChange={(e) => setVersion(e.target.value as ApiVersion)}>
+            <option value="v1">v1</option>
+            <option value="v2">v2 (preview)</option>
+          </select>
+        </label>
       </div>
       <ErrorBox error={error} />
       <div ref={host} className="swagger-host" />
