@@ -13,7 +13,11 @@ import type { PgBackend } from './workspace.js';
 import type { PgDatabase } from './pg/pg-store.js';
 
 /** Events waiting to be relayed at most; control messages are never dropped. */
-const RELAY_QUEUE_MAX = 1000;
+const RELAY_QUEUE_MAX = 100_000;
+/** Events handed to the relay at once (it packs them into as few notifications as fit). */
+const RELAY_BATCH_MAX = 500;
+/** Pause before a failed relay send is tried again. */
+const RELAY_RETRY_MS = 250;
 
 type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' } | { $control: 'peer'; topic: string; data: unknown };
 type Handler = Parameters<PgBackend['hear']>[1];
@@ -65,17 +69,29 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
   }, () => {
     chain = chain.then(resync).catch((err) => logger.warn({ err: (err as Error).message }, 'could not read the workspaces again after the event listener came back'));
   });
-  // Sent one after another (in order, holding one connection at a time), from a bounded queue:
-  // a burst of events never takes the pool from the requests. Realtime delivery is at most once
-  // (as to a slow socket), so events beyond the bound are dropped, and said so.
+  // Sent in order, holding one connection at a time, many events per notification: a burst of
+  // events never takes the pool from the requests, and one round trip carries dozens of them
+  // (one notification per event, one after another, fell behind at a few hundred writes a second
+  // and dropped events with no fault at all). A failed send is tried again, from the first event
+  // that did not go out, after a short pause (the database may be back). Only past the bound of
+  // waiting events (the database away for long) are events dropped, and said so.
+  const { RelayFailure } = await import('./pg/coordination.js');
   const queue: Array<[string, unknown]> = [];
   let sending = false;
   let dropped = 0;
   const send = async () => {
     sending = true;
-    while (queue.length) {
-      const [workspace, message] = queue.shift()!;
-      await relay.publish(workspace, message).catch((err) => logger.warn({ err: (err as Error).message, workspace }, 'an event could not be relayed to the other processes'));
+    while (queue.length && !relay.isClosed) {
+      const batch = queue.slice(0, RELAY_BATCH_MAX);
+      try {
+        await relay.publishMany(batch);
+        queue.splice(0, batch.length);
+      } catch (err) {
+        const sent = err instanceof RelayFailure ? err.sent : 0;
+        queue.splice(0, sent);
+        logger.warn({ err: (err as Error).message, waiting: queue.length }, 'events could not be relayed to the other processes yet; trying again');
+        await new Promise((r) => setTimeout(r, RELAY_RETRY_MS).unref?.());
+      }
     }
     sending = false;
   };

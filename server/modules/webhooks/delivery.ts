@@ -2,7 +2,7 @@
 // with its next attempt number and time, so pending deliveries and retries survive a restart.
 // Each attempt is signed per Standard Webhooks, logged in `webhook_logs`, and rescheduled on
 // failure until the attempts run out.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Webhook as Signer } from 'standardwebhooks';
 import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
@@ -12,6 +12,7 @@ import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { newId } from '../../core/ids.js';
 import { webhookFault } from '../faults/service.js';
+import { StorageUnavailableError, StoreUnavailableError, UniqueViolationError } from '../../storage/errors.js';
 import { logger } from '../../core/logger.js';
 import { ApiError } from '../../core/errors.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
@@ -44,6 +45,9 @@ interface DeliveryDoc {
   test?: boolean;
   /** The log entry this delivery sends again (`POST /webhooks/{id}/logs/{logId}/redeliver`). */
   redeliveryOf?: string;
+  /** On PostgreSQL: the process (relay origin) that scheduled it; another takes it over once
+   *  that one is gone (takeover.ts). */
+  owner?: string;
   createdAt: string;
 }
 
@@ -88,20 +92,39 @@ export class Deliverer {
     if (this.stopped || event.relayed || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;
-    const hooks = (await (await webhookStore(ws)).all()) as unknown as WebhookDoc[];
-    const targets = hooks.filter((h) => h.active && wantsEvent(h, event));
-    if (targets.length === 0) return;
-    const body = safeEnvelope(event);
-    for (const hook of targets) await this.enqueue(ws, hook._id, body);
+    // The change is already acknowledged: its deliveries must be stored even if the store is
+    // away this moment (a database connection cut), so a failure is tried again for a while.
+    // Each delivery's id comes from its event and webhook, so a try whose answer was lost after
+    // it was stored is not stored twice.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const hooks = (await (await webhookStore(ws)).all()) as unknown as WebhookDoc[];
+        const targets = hooks.filter((h) => h.active && wantsEvent(h, event));
+        const body = safeEnvelope(event);
+        for (const hook of targets) await this.enqueue(ws, hook._id, body, { id: deliveryIdOf(event.id, hook._id) });
+        return;
+      } catch (err) {
+        const away = err instanceof StoreUnavailableError || err instanceof StorageUnavailableError;
+        if (!away || attempt >= ENQUEUE_RETRIES.length || this.stopped) throw err;
+        await new Promise((r) => setTimeout(r, ENQUEUE_RETRIES[attempt]));
+      }
+    }
   }
 
   /** Stores a delivery and schedules its first attempt now. */
-  async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean; redeliveryOf?: string } = {}): Promise<string> {
+  async enqueue(ws: Workspace, webhookId: string, event: Envelope, options: { test?: boolean; schedule?: boolean; redeliveryOf?: string; id?: string } = {}): Promise<string> {
     const doc: DeliveryDoc = {
-      _id: newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: ws.now(),
-      ...(options.test ? { test: true } : {}), ...(options.redeliveryOf ? { redeliveryOf: options.redeliveryOf } : {}), createdAt: ws.nowIso(),
+      _id: options.id ?? newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: ws.now(),
+      ...(options.test ? { test: true } : {}), ...(options.redeliveryOf ? { redeliveryOf: options.redeliveryOf } : {}),
+      ...(ws.pg?.relay ? { owner: ws.pg.relay.origin } : {}), createdAt: ws.nowIso(),
     };
-    await (await ws.store(DELIVERIES)).insert(doc as unknown as Doc);
+    const deliveries = await ws.store(DELIVERIES);
+    try {
+      await deliveries.insert(doc as unknown as Doc);
+    } catch (err) {
+      // Stored by an earlier try whose answer was lost: it is there (and scheduled below).
+      if (!(err instanceof UniqueViolationError && options.id && await deliveries.get(options.id))) throw err;
+    }
     if (options.schedule !== false) this.schedule(ws, doc._id, webhookId, doc.nextAttemptAt);
     return doc._id;
   }
@@ -110,6 +133,30 @@ export class Deliverer {
   async resume(ws: Workspace): Promise<void> {
     if (this.stopped) return;
     for (const d of (await (await ws.store(DELIVERIES)).all()) as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.webhookId, d.nextAttemptAt);
+  }
+
+  /** Takes over the pending deliveries of processes that are gone (PostgreSQL): each becomes
+   *  this process's, under its lock so that two live processes never both claim one, and is
+   *  scheduled here. Its event id (`webhook-id`) stays the same. */
+  async takeOver(ws: Workspace, isGone: (owners: string[]) => Promise<Set<string>>): Promise<number> {
+    const me = ws.pg?.relay?.origin;
+    if (this.stopped || !me) return 0;
+    const deliveries = await ws.store(DELIVERIES);
+    const others = ((await deliveries.all()) as unknown as DeliveryDoc[]).filter((d) => d.owner !== me && !this.timers.has(`${ws.id}\u0000${d._id}`));
+    if (!others.length) return 0;
+    const gone = await isGone([...new Set(others.map((d) => d.owner ?? ''))]);
+    let taken = 0;
+    for (const d of others) {
+      if (!gone.has(d.owner ?? '')) continue;
+      const claimed = await deliveries.exclusive(d._id, async () => {
+        const current = (await deliveries.get(d._id)) as unknown as DeliveryDoc | undefined;
+        if (!current || current.owner !== d.owner) return undefined;
+        const mine: DeliveryDoc = { ...current, owner: me };
+        return (await deliveries.replace(d._id, mine as unknown as Doc)) ? mine : undefined;
+      });
+      if (claimed) { taken++; this.schedule(ws, claimed._id, claimed.webhookId, claimed.nextAttemptAt); }
+    }
+    return taken;
   }
 
   /** Stops a workspace's timers and aborts its attempts in flight (they stay pending, unlogged). */
@@ -268,6 +315,14 @@ export class Deliverer {
 }
 
 function hookKey(wsId: string, webhookId: string): string { return `${wsId}\u0000${webhookId}`; }
+
+/** Pauses before storing an event's deliveries is tried again (about a minute in all). */
+const ENQUEUE_RETRIES = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000, 30_000];
+
+/** The id of the delivery of one event to one webhook: the same however often it is stored. */
+function deliveryIdOf(eventId: string, webhookId: string): string {
+  return `d${createHash('sha256').update(`${eventId}\u0000${webhookId}`).digest('base64url').slice(0, 40)}`;
+}
 
 /** The envelope of a bus event, without anything that must never leave the server. */
 export function safeEnvelope(event: BusEvent): Envelope {

@@ -9,6 +9,7 @@ import { crudRoutes } from '../crud-routes.js';
 import { ApiError } from '../../core/errors.js';
 import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
+import { startTakeover } from './takeover.js';
 import { Deliverer, loggedEnvelope, testEnvelope, type LogEntry } from './delivery.js';
 import { onClockMove } from '../clock/service.js';
 
@@ -82,5 +83,6 @@ export const webhooksModule: Module = {
       closing: (ws) => deliverer.stopWorkspace(ws.id),
       replaced: async (ws) => { await deliverer.stopWorkspace(ws.id); await deliverer.resume(ws); },
     });
+    await startTakeover(ctx, deliverer);
   },
 };

@@ -55,6 +55,17 @@ export function toUnavailable(err: unknown): unknown {
 
 export interface PgOptions { max?: number; connectTimeoutMs?: number }
 
+/** A connection that ends under the process (the server shut down or restarted, the backend
+ *  terminated by an administrator: 57P01, a network cut) must never crash it. The pool catches
+ *  it for idle clients only; a client checked out (in a transaction, or holding an advisory lock
+ *  while its section runs) emits 'error' with no listener unless it has its own, which Node turns
+ *  into an uncaught exception. Every client gets one: the query under way fails (503), the
+ *  broken client is dropped when released, and the next query opens a new connection. */
+export function guardClients(pool: pg.Pool): void {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => { client.on('error', () => undefined); });
+}
+
 /** Opens a pool on `url`, checks it answers, and creates or upgrades the driver's schema. */
 export async function openDatabase(url: string, options: PgOptions = {}): Promise<pg.Pool> {
   checkDatabaseUrl(url);
@@ -65,8 +76,7 @@ export async function openDatabase(url: string, options: PgOptions = {}): Promis
     idleTimeoutMillis: 30_000,
     application_name: 'homebase',
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
+  guardClients(pool);
   try {
     const { rows } = await pool.query<{ v: string }>('SHOW server_version_num');
     if (Number(rows[0].v) < 130000) throw new DatabaseError(`PostgreSQL at ${redactUrl(url)} is version ${rows[0].v}; Homebase needs 13 or newer`);

@@ -13,6 +13,13 @@ import { RateLimitedError } from '../errors.js';
 /** NOTIFY payloads are limited to 8,000 bytes; larger events travel through a table. */
 const MAX_PAYLOAD = 7000;
 const CHANNEL = 'homebase_events';
+/** Bytes of a notification around its events (origin id, brackets). */
+const ENVELOPE_BYTES = 64;
+
+/** Relaying failed after the first `sent` events of a batch went out. */
+export class RelayFailure extends Error {
+  constructor(readonly sent: number, readonly cause: unknown) { super((cause as Error)?.message ?? String(cause)); }
+}
 
 export interface RelayedEvent { workspace: string; event: unknown }
 
@@ -34,6 +41,9 @@ export class EventRelay {
     return relay;
   }
 
+  /** Closed with the server: nothing is sent any more. */
+  get isClosed(): boolean { return this.closed; }
+
   /** The server process of the listening connection (tests end it to cut the relay). */
   get listenerPid(): number | undefined {
     return (this.client as (pg.Client & { processID?: number }) | undefined)?.processID;
@@ -46,6 +56,9 @@ export class EventRelay {
     client.on('notification', (msg) => { if (msg.channel === CHANNEL && msg.payload) void this.receive(msg.payload); });
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
+    // This process's sign of life: held by its listening connection, gone when that connection
+    // is (the process died, or was cut off from the database). See liveOrigins.
+    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LIFE_KEY, this.origin]);
     this.client = client;
   }
 
@@ -54,6 +67,8 @@ export class EventRelay {
     const old = this.client;
     this.client = undefined;
     old?.removeAllListeners();
+    // A client that already failed may emit 'error' again while ending: never unheard.
+    old?.on('error', () => undefined);
     void old?.end().catch(() => undefined);
     this.retry = setTimeout(() => {
       this.retry = undefined;
@@ -61,8 +76,16 @@ export class EventRelay {
     }, 500);
   }
 
-  private async receive(payload: string): Promise<void> {
-    let msg: { o: string; w?: string; e?: unknown; ref?: string };
+  /** Messages are handled one after another in the order they arrive, a large one read back
+   *  from its table included, so the events of one process reach the others in its order. */
+  private received: Promise<void> = Promise.resolve();
+
+  private receive(payload: string): void {
+    this.received = this.received.then(() => this.handle(payload)).catch(() => undefined);
+  }
+
+  private async handle(payload: string): Promise<void> {
+    let msg: { o: string; w?: string; e?: unknown; ref?: string; b?: Array<{ w: string; e: unknown }> };
     try { msg = JSON.parse(payload); } catch { return; }
     if (msg.o === this.origin) return; // this process already delivered its own event
     if (msg.ref) {
@@ -70,20 +93,51 @@ export class EventRelay {
       if (row) this.onEvent({ workspace: row.workspace, event: row.event });
       return;
     }
+    if (msg.b) { for (const one of msg.b) this.onEvent({ workspace: one.w, event: one.e }); return; }
     this.onEvent({ workspace: msg.w!, event: msg.e });
   }
 
   /** Sends an event to the other processes (this process handles its own directly). */
   async publish(workspace: string, event: unknown): Promise<void> {
-    let payload = JSON.stringify({ o: this.origin, w: workspace, e: event });
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
-      const id = randomUUID();
-      await this.db.query('INSERT INTO homebase_event_payloads (id, workspace, event) VALUES ($1, $2, $3::jsonb)', [id, workspace, JSON.stringify(event)]);
-      // Old payloads are read within moments; keep ten minutes of them.
-      await this.db.query(`DELETE FROM homebase_event_payloads WHERE created_at < now() - interval '10 minutes'`);
-      payload = JSON.stringify({ o: this.origin, ref: id });
+    await this.publishMany([[workspace, event]]);
+  }
+
+  /** Sends events to the other processes, in order, in as few notifications as their size
+   *  allows (small events share one; one too large for a notification travels through a table).
+   *  A failure throws a `RelayFailure` saying how many of `batch`, from its start, went out. */
+  async publishMany(batch: Array<[string, unknown]>): Promise<void> {
+    let group: string[] = [];
+    let size = 0;
+    let sent = 0;
+    const flush = async () => {
+      if (!group.length) return;
+      await this.db.query('SELECT pg_notify($1, $2)', [CHANNEL, `{"o":${JSON.stringify(this.origin)},"b":[${group.join(',')}]}`]);
+      sent += group.length;
+      group = [];
+      size = 0;
+    };
+    try {
+      for (const [workspace, event] of batch) {
+        const one = JSON.stringify({ w: workspace, e: event });
+        const bytes = Buffer.byteLength(one) + 1;
+        if (bytes + ENVELOPE_BYTES > MAX_PAYLOAD) {
+          await flush();
+          const id = randomUUID();
+          await this.db.query('INSERT INTO homebase_event_payloads (id, workspace, event) VALUES ($1, $2, $3::jsonb)', [id, workspace, JSON.stringify(event)]);
+          // Old payloads are read within moments; keep ten minutes of them.
+          await this.db.query(`DELETE FROM homebase_event_payloads WHERE created_at < now() - interval '10 minutes'`);
+          await this.db.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ o: this.origin, ref: id })]);
+          sent++;
+          continue;
+        }
+        if (size + bytes + ENVELOPE_BYTES > MAX_PAYLOAD) await flush();
+        group.push(one);
+        size += bytes;
+      }
+      await flush();
+    } catch (err) {
+      throw new RelayFailure(sent, err);
     }
-    await this.db.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
   }
 
   async close(): Promise<void> {
@@ -93,6 +147,19 @@ export class EventRelay {
     this.client = undefined;
     if (c) { c.removeAllListeners(); c.on('error', () => undefined); await c.end().catch(() => undefined); }
   }
+}
+
+/** The first key of the advisory locks that say a process is alive (the second: its origin). */
+const LIFE_KEY = 0x48424c56; // 'HBLV'
+
+/** Which of these processes (relay origins) are alive: connected to the database, listening. */
+export async function liveOrigins(db: PgDatabase, origins: string[]): Promise<Set<string>> {
+  if (!origins.length) return new Set();
+  const { rows } = await db.query<{ o: string }>(`
+    SELECT o FROM unnest($2::text[]) AS o
+    WHERE EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+                  AND classid = ($1::int)::oid AND objid = (hashtext(o)::bigint & 4294967295)::oid)`, [LIFE_KEY, origins]);
+  return new Set(rows.map((r) => r.o));
 }
 
 export interface Delivery { id: string; workspace: string; webhookId: string; event: unknown; attempt: number }

@@ -13,7 +13,7 @@ import { PgGroupTx } from './group-tx.js';
 import type { IndexSpec } from '../doc-store.js';
 import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
-import { openDatabase, toUnavailable, type PgOptions } from './connection.js';
+import { guardClients, openDatabase, toUnavailable, type PgOptions } from './connection.js';
 import { hashKeysExpr, indexName, listSql, pathExpr, sortExprs, sortIndexSql, whereSql, Params } from './sql-query.js';
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -369,7 +369,7 @@ export const createdIndexSql = (table: string) => `CREATE INDEX ${table}_created
 function newLockPool(pool: pg.Pool): pg.Pool {
   const o = pool.options;
   const locks = new (pool.constructor as typeof pg.Pool)({ ...o, max: 20, application_name: 'homebase-locks' });
-  locks.on('error', () => undefined);
+  guardClients(locks);
   return locks;
 }
 
