@@ -1,9 +1,25 @@
 #!/usr/bin/env node
 // The `homebase` bin: in a checkout (the TypeScript sources are there) it runs them through
 // tsx, so that it never runs a stale build; in the npm package (sources not shipped) it runs
-// the build.
+// the build (its bundle).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// `serve --in-memory` with an admin password starts by storing the first admin, whose bcrypt hash
+// is most of the start's own time: it is begun here, on bcrypt's threads, while the server's code
+// loads; the server takes it (hashAhead in server/modules/users/repo.ts) when password and cost
+// match, and hashes again otherwise.
+const args = process.argv.slice(2);
+if (args[0] === 'serve' && (args.includes('--in-memory') || (['1', 'true'].includes(process.env.HOMEBASE_IN_MEMORY ?? '') && !args.some((a) => a === '--data' || a.startsWith('--data='))))) {
+  const at = args.findIndex((a) => a === '--admin-password' || a.startsWith('--admin-password='));
+  const password = at < 0 ? process.env.HOMEBASE_ADMIN_PASSWORD : args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1];
+  if (password && password.length >= 8) {
+    const { hash } = await import('@node-rs/bcrypt');
+    const early = hash(password, 10);
+    early.catch(() => undefined);
+    globalThis[Symbol.for('homebase.earlyHash')] = { password, cost: 10, hash: early };
+  }
+}
 
 const source = fileURLToPath(new URL('../server/cli.ts', import.meta.url));
 if (existsSync(source)) {
@@ -11,5 +27,7 @@ if (existsSync(source)) {
   register();
   await import(pathToFileURL(source).href);
 } else {
-  await import(pathToFileURL(fileURLToPath(new URL('../dist/server/cli.js', import.meta.url))).href);
+  // The bundle (npm run build:bundle) starts faster; dist/server/cli.js is the same program.
+  const bundle = fileURLToPath(new URL('../dist/server/bundle/cli.js', import.meta.url));
+  await import(pathToFileURL(existsSync(bundle) ? bundle : fileURLToPath(new URL('../dist/server/cli.js', import.meta.url))).href);
 }

@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** dist/console beside the server: `../dist/console` from the sources (server/), `../console`
  *  from the build (dist/server/) as shipped in the npm package and the desktop app. */
 export function consoleDistDir(): string | undefined {
-  const candidates = [join(here, '../dist/console'), join(here, '../console')];
+  const candidates = [join(here, '../dist/console'), join(here, '../console'), join(here, '../../console')]; // sources, dist/server, dist/server/bundle
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 

@@ -1,11 +1,13 @@
 // createServer builds the server from options without listening; startServer listens too and
 // is what the CLI, the desktop shell and test suites call.
 import http from 'node:http';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { ConfigError, resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './core/config.js';
 import { FirstAdminInput } from './modules/users/schemas.js';
+import { hashAhead } from './modules/users/repo.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/database-error.js';
@@ -67,6 +69,9 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
     releaseLock = acquireLock(config.dataDir);
   }
   try {
+    // A first start (in memory, or an empty data folder) creates the first admin: its password
+    // hash, most of a start's time, is begun now and made while the rest of the start runs.
+    if (!db && config.adminPassword && (!config.dataDir || !existsSync(join(config.dataDir, 'homebase.json')))) hashAhead(config.adminPassword, config.bcryptCost);
     const bus = new EventBus();
     // The PostgreSQL side (pg-start.ts and the pg client under it) is loaded only with a database.
     const registry = db ? await (await import('./storage/pg-start.js')).openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);

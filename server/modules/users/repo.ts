@@ -43,7 +43,30 @@ async function withBcryptSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+const EARLY_HASH = Symbol.for('homebase.earlyHash');
+/** Hashes begun ahead of their use (hashAhead), by cost and password. */
+const ahead = new Map<string, Promise<string>>();
+
+/** Begins hashing a password about to be stored (the first admin of a start): bcrypt works on
+ *  its own threads while the start does the rest, and hashPassword takes the result. Forgotten
+ *  after 10 s if nothing asked for it. */
+export function hashAhead(password: string, cost: number): void {
+  const key = `${cost}\u0000${password}`;
+  if (ahead.has(key)) return;
+  // The `homebase` bin may have begun it before the server's code loaded (bin/homebase.js).
+  const holder = globalThis as { [EARLY_HASH]?: { password: string; cost: number; hash: Promise<string> } };
+  const early = holder[EARLY_HASH];
+  delete holder[EARLY_HASH];
+  const hash = early && early.password === password && early.cost === cost ? early.hash : withBcryptSlot(() => bcrypt.hash(password, cost));
+  hash.catch(() => undefined);
+  ahead.set(key, hash);
+  setTimeout(() => { if (ahead.get(key) === hash) ahead.delete(key); }, 10_000).unref();
+}
+
 export function hashPassword(password: string, cost: number): Promise<string> {
+  const key = `${cost}\u0000${password}`;
+  const early = ahead.get(key);
+  if (early) { ahead.delete(key); return early; }
   return withBcryptSlot(() => bcrypt.hash(password, cost));
 }
 

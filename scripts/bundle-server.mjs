@@ -1,0 +1,29 @@
+// `npm run build:bundle`: the server as a few ES module files (dist/server/bundle/), the
+// packages it uses bundled in, so that a start reads and links a handful of files instead of
+// several hundred. The package's bin and its entries (`homebase`, `homebase/testing`) load it;
+// dist/server/ (tsc) still holds the type declarations. Left outside: the native bcrypt binding,
+// the PostgreSQL client (loaded only with a database; pg-native is optional), ws's optional
+// native helpers, and `router`, which Express requires and whose request symbols
+// core/request-shape.ts reads from the installed package (one copy for both).
+import { build } from 'esbuild';
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}dist/server/bundle`;
+await rm(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { cli: 'server/cli.ts', 'public-api': 'server/public-api.ts', 'testing/index': 'server/testing/index.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+  external: ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router'],
+  // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
