@@ -1,6 +1,7 @@
 // Turns a benchmark result into the one comparison table (plain text for the terminal,
 // Markdown for the README / docs) and checks the issue's targets against it.
 import type { ConsoleBenchResult } from '../console.js';
+import type { TestingBenchResult } from '../testing.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchResults } from './suite.js';
@@ -47,11 +48,37 @@ export function rows(r: BenchResults): string[][] {
     out.push(['console: longest main-thread task while paging (ms)', int(c.records), int(c.longestTaskMs), '', '', '', '']);
     out.push(['console: records page JavaScript, gzip (KiB)', `${c.recordsPageJs.files} files`, fmt(c.recordsPageJs.gzipBytes / 1024), '', '', '', '']);
   }
+  out.push(...testingRows(r.extra.testing as TestingBenchResult | undefined));
   const seed = r.restore?.detail?.seedStart;
   if (seed) {
     out.push(['start with --seed → first response (ms)', int(seed.records), int(seed.medianMs), '', '', '', '']);
     out.push(['start without a seed → first response (ms)', '0', int(seed.withoutSeedMs), '', '', '', '']);
   }
+  return out;
+}
+
+/** The test-suite rows (bench/testing.ts), with the peers' published figures in the Measure
+ *  column where there are some. */
+function testingRows(t: TestingBenchResult | undefined): string[][] {
+  if (!t) return [];
+  const out: string[][] = [];
+  const row = (label: string, size: string, v: number | undefined) => { if (v !== undefined) out.push([label, size, fmt(v), '', '', '', '']); };
+  row('node -e 0: spawn → exit, the floor of any start (ms)', '0', t.start.nodeFloorMs);
+  row('CLI serve --in-memory: spawn → first answer, bundle (ms)', '0', t.start.cliFirstAnswerMs);
+  row('CLI serve --in-memory: spawn → first answer, unbundled dist (ms)', '0', t.start.cliFirstAnswerUnbundledMs);
+  row('import of the package, bundle (ms)', '0', t.start.importMs);
+  row('import of the package, unbundled dist (ms)', '0', t.start.importUnbundledMs);
+  row('startServer() of an empty in-memory server (ms)', '0', t.start.startServerMs);
+  row('fork of a workspace, in memory, median (ms)', int(t.fork.records), t.fork.memoryMs);
+  row('fork of a workspace, on disk, median (ms)', int(t.fork.records), t.fork.diskMs);
+  row('fork of a workspace, on PostgreSQL, median (ms)', int(t.fork.records), t.fork.postgresMs);
+  row(`suite: ${t.suite.tests} tests, each a fork + ${t.suite.requestsPerTest} requests + its deletion (ms)`, '100', t.suite.totalMs);
+  // The floor moves with the machine's load: the same run's ratio to it says more than the ms.
+  const floor = t.start.nodeFloorMs;
+  const per = (label: string, v: number | undefined) => { if (v !== undefined && floor > 0) out.push([label, '0', `${fmt(v / floor)}×`, '', '', '', '']); };
+  per('CLI first answer ÷ node -e 0, bundle (target 250 ÷ 52 ≈ 4.8×)', t.start.cliFirstAnswerMs);
+  per('CLI first answer ÷ node -e 0, unbundled dist (before: 389 ÷ 52 ≈ 7.5×)', t.start.cliFirstAnswerUnbundledMs);
+  per('startServer() ÷ node -e 0 (target 60 ÷ 52 ≈ 1.2×)', t.start.startServerMs);
   return out;
 }
 
@@ -109,6 +136,15 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   if (c || r.options.console) {
     out.push({ target: `console: first records page at ${int(c?.records ?? 100_000)} records within 1 s (Chromium)`, value: c ? `${int(c.firstPageMs.median)} ms` : 'not measured', ok: c ? c.firstPageMs.median <= 1000 : undefined });
     out.push({ target: 'console: paging never freezes (longest task < 200 ms)', value: c ? `${int(c.longestTaskMs)} ms` : 'not measured', ok: c ? c.longestTaskMs < 200 : undefined });
+  }
+  const t = r.extra.testing as TestingBenchResult | undefined;
+  if (t || r.options.testing) {
+    const check = (target: string, v: number | undefined, limit: number) => out.push({ target, value: v === undefined ? 'not measured' : `${fmt(v)} ms`, ok: v === undefined ? undefined : v <= limit });
+    check('CLI spawn → first answer ≤ 250 ms (empty, in memory; node -e 0 is this run\'s floor; peers: Supabase local 1–3 min in CI, Firebase emulator seconds and Java)', t?.start.cliFirstAnswerMs ?? t?.start.cliFirstAnswerUnbundledMs, 250);
+    check('startServer() ≤ 60 ms (empty, in memory)', t?.start.startServerMs, 60);
+    check(`fork of ${int(t?.fork.records ?? 10_000)} records ≤ 10 ms median, in memory`, t?.fork.memoryMs, 10);
+    check(`fork of ${int(t?.fork.records ?? 10_000)} records ≤ 10 ms median, on disk`, t?.fork.diskMs, 10);
+    check(`${t?.suite.tests ?? 200} tests with a fork each < 10 s (peers: a Supabase db reset takes 1 to 30 min, supabase/cli#6172)`, t?.suite.totalMs, 10_000);
   }
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });

@@ -178,6 +178,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', { sizeMB: 200 }, results, log);
   if (o.realtime) results.extra.realtime = await optional('realtime', 'benchRealtime', {}, results, log);
   if (o.console) results.extra.console = await optional('console', 'benchConsole', { records: 100_000, runs: 5, log }, results, log);
+  // The built server only (bundle and dist/server): --source runs skip it.
+  if (o.testing && !o.source) results.extra.testing = await optional('testing', 'benchTesting', { log }, results, log);
   results.machine.loadAvgEnd = loadavg();
   return results;
 }
