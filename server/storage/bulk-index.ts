@@ -120,3 +120,36 @@ export function bulkResetIndex(index: NedbIndex, docs: Record<string, unknown>[]
   (index as unknown as { tree: unknown }).tree = fresh;
   setArrayDocs(index, arrayDocs);
 }
+
+/** Makes `index` a copy of `source` (an index on the same field of a store holding the same
+ *  documents): the tree's shape is copied node by node, with no key compared (a fork's stores
+ *  take their indexes this way; far cheaper than sorting the keys again). The documents are
+ *  shared; the nodes and their buckets are new, so that later writes to either index leave the
+ *  other alone. */
+export function cloneIndex(index: NedbIndex, source: NedbIndex): void {
+  const Tree = index.tree.constructor as new (o: unknown) => NedbIndex['tree'];
+  const fresh = new Tree((index as unknown as { treeOptions: unknown }).treeOptions);
+  const from = source.tree.tree as unknown as Record<string, unknown>;
+  if (Object.prototype.hasOwnProperty.call(from, 'key')) {
+    const proto = Object.getPrototypeOf(from) as object;
+    const copy = (n: Record<string, unknown> | null, parent: unknown): Record<string, unknown> | null => {
+      if (!n) return null;
+      const node = Object.create(proto) as Record<string, unknown>;
+      node.left = null;
+      node.right = null;
+      node.parent = parent;
+      node.key = n.key;
+      node.data = (n.data as unknown[]).slice();
+      node.unique = n.unique;
+      node.compareKeys = n.compareKeys;
+      node.checkValueEquality = n.checkValueEquality;
+      node.left = copy(n.left as Record<string, unknown> | null, node);
+      node.right = copy(n.right as Record<string, unknown> | null, node);
+      node.height = n.height;
+      return node;
+    };
+    (fresh as unknown as { tree: unknown }).tree = copy(from, null);
+  }
+  (index as unknown as { tree: unknown }).tree = fresh;
+  setArrayDocs(index, (source as unknown as { arrayDocs?: number }).arrayDocs ?? 0);
+}

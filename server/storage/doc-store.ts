@@ -16,7 +16,7 @@ import { StorageFailure } from '../core/errors.js';
 import type { AvlNode, NedbEngine, NedbIndex } from './nedb-types.js';
 import { querySteps, runQuery, runSliced, type Doc, type QueryResult, type StoreQuery } from './query.js';
 import { DataFile, compactText, readDatafile, serialize } from './datafile.js';
-import { bulkResetIndex } from './bulk-index.js';
+import { bulkResetIndex, cloneIndex } from './bulk-index.js';
 import { KeyedSections } from './keyed-sections.js';
 import { checkObject, patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
 
@@ -152,19 +152,31 @@ export class DocStore {
   /** What a copy of this store needs, taken in one synchronous step (one moment of the store):
    *  its documents (shared, not copied: stored documents are never mutated, every write puts a
    *  new one), its index specs, and the index lines not yet in its file. */
-  copySource(): { docs: Doc[]; specs: Array<{ fieldName: string; unique: boolean; sparse: boolean }>; header: string } {
-    return { docs: this.all().slice(), specs: this.indexSpecs(), header: this.header };
+  copySource(): { docs: Doc[]; specs: Array<{ fieldName: string; unique: boolean; sparse: boolean }>; header: string; indexes?: Map<string, NedbIndex> } {
+    const docs = this.all().slice();
+    this.buildDeferredIndexes();
+    // Copies of the indexes, node by node, made now: in the same step as the documents.
+    const indexes = new Map<string, NedbIndex>();
+    for (const [key, index] of Object.entries(this.engine.indexes)) {
+      const copy = new this.IndexClass({ fieldName: index.fieldName, unique: index.unique, sparse: index.sparse });
+      cloneIndex(copy, index);
+      indexes.set(key, copy);
+    }
+    return { docs, specs: this.indexSpecs(), header: this.header, indexes };
   }
 
-  /** A store holding `source` (copySource) without reading a file: its indexes built over the
-   *  shared documents. `filename`: the copy's file, already holding `bytes` bytes of the same
+  /** A store holding `source` (copySource) without reading a file: its indexes those copied
+   *  with the source, or built over the shared documents. `filename`: the copy's file, already holding `bytes` bytes of the same
    *  content (a copy of the source's file), or undefined in memory. A fork of a workspace opens
    *  its stores this way instead of loading their files again. */
   static async fromCopy(source: ReturnType<DocStore['copySource']>, options: { filename?: string; bytes?: number; compactEvery?: number } = {}): Promise<DocStore> {
     const store = new DocStore(options.filename, options.bytes ?? 0);
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync();
     for (const spec of source.specs) store.engine.indexes[spec.fieldName] = new store.IndexClass(spec);
-    for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, source.docs);
+    for (const [key, index] of Object.entries(store.engine.indexes)) {
+      const copied = source.indexes?.get(key);
+      if (copied) store.engine.indexes[key] = copied; else bulkResetIndex(index, source.docs);
+    }
     store.count = source.docs.length;
     store.header = options.filename ? source.header : '';
     store.startCompactionTimer(options.compactEvery);

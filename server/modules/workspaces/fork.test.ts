@@ -71,6 +71,25 @@ describe('fork', () => {
     expect((await t.req('DELETE', '/database/people/onlySource')).status).toBe(204);
   });
 
+  it('keeps unique indexes apart: the same value can go in the source and in the fork', async () => {
+    const admin = TEST_ADMIN;
+    const fork = await t.consoleReq('POST', '/workspaces/demo/fork', { _id: 'uniq' });
+    expect(fork.status).toBe(201);
+    const token = (await login('uniq', admin.email, admin.password)).body.token as string;
+    // users carry a unique email index: a new email in each, then the same one in both.
+    expect((await t.req('POST', '/users', { body: { email: 'both@example.com', password: 'password-123' } })).status).toBe(201);
+    expect((await call('POST', `${api('uniq')}/users`, { token, body: { email: 'both@example.com', password: 'password-123' } })).status).toBe(201);
+    expect((await call('POST', `${api('uniq')}/users`, { token, body: { email: 'both@example.com', password: 'password-123' } })).status).toBe(409);
+    const ids = async (url: string, tk: string) => ((await call('GET', `${url}/users?filter[email]=both@example.com`, { token: tk })).body.data as Array<{ _id: string }>).map((u) => u._id);
+    const inSource = await ids(t.api, t.adminToken);
+    const inFork = await ids(api('uniq'), token);
+    expect(inSource).toHaveLength(1);
+    expect(inFork).toHaveLength(1);
+    expect(inSource[0]).not.toBe(inFork[0]);
+    for (const id of inSource) expect((await t.req('DELETE', `/users/${id}`)).status).toBe(204);
+    expect((await t.consoleReq('DELETE', '/workspaces/uniq')).status).toBe(204);
+  });
+
   it('copies neither sessions nor the outbox, and a fork of a fork works', async () => {
     expect((await call('POST', `${t.api}/auth/forgot-password`, { body: { email: TEST_ADMIN.email } })).status).toBeLessThan(300);
     expect((await t.consoleReq('GET', '/workspaces/demo/outbox')).body.meta.total).toBeGreaterThan(0);
