@@ -17,7 +17,7 @@ export function SignIn({ reason, onToken }: { reason?: string; onToken: (token: 
           <label className="field">
             Console token
             <input type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} autoFocus />
-            <span className="hint">Kept for this browser tab only.</span>
+            <span className="hint">Kept for this browser tab (console links you open in new tabs from here are handed it), never in a cookie or localStorage.</span>
           </label>
           <div className="form-actions"><button type="submit" className="primary" disabled={!token.trim()}>Sign in</button></div>
         </form>
