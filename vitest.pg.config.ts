@@ -19,6 +19,7 @@ export const PG_SUITES = [
   'server/modules/clock/**/*.test.ts',
   'server/modules/faults/**/*.test.ts',
   'server/test/three-processes.test.ts',
+  'server/modules/api-keys/**/*.test.ts',
 ];
 
 // CI's JSON report of this run goes beside the embedded run's (vitest.json → vitest.pg.json), so

@@ -16,6 +16,7 @@ import { batchRoute } from './batch.js';
 import { injectedRequests } from './inject.js';
 import { methodNotAllowed } from './methods.js';
 import { cors, jsonBody } from '../core/http.js';
+import { apiKeyRoutes } from '../modules/api-keys/routes.js';
 
 export interface V2Parts {
   /** The workspace pipeline of v1 (CORS, request log, workspace, JSON body, token). */
@@ -29,6 +30,7 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
   const own = Router();
   own.get('/openapi.json', openapiV2Route(ctx));
   recordRoutes(own, ctx);
+  apiKeyRoutes(own);
 
   const limit = v2RateLimit(ctx.config.rateLimit);
   const compress = v2Compression();

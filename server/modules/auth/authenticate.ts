@@ -6,6 +6,7 @@ import { ApiError } from '../../core/errors.js';
 import { liveSession, verifyAccessToken, verifyAccessTokenNow, type SessionDoc } from './sessions.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { UserDoc } from '../users/repo.js';
+import { apiKeyAuth } from '../api-keys/authenticate-key.js';
 
 export interface AuthInfo {
   userId: string;
@@ -15,6 +16,8 @@ export interface AuthInfo {
   /** The admin behind an impersonation token. */
   impersonatedBy?: string;
   user: UserDoc;
+  /** Set when the caller is an API key (X-API-Key): its id and scopes. */
+  apiKey?: { id: string; scopes: readonly string[] };
 }
 
 declare module 'express-serve-static-core' {
@@ -79,6 +82,8 @@ export function authenticate(isConsoleToken: (token: string) => boolean): Reques
   // Without waiting a turn when the sessions and users stores are open (every request but the
   // first ones): the same checks and outcome, only without the promise chain.
   return (req, _res, next) => {
+    // An API key: its own principal, within its scopes (api-keys/authenticate-key.ts).
+    if (req.headers['x-api-key'] !== undefined) return apiKeyAuth(req, next);
     const token = bearerToken(req);
     if (!token) { req.auth = null; return next(); }
     let verified;

@@ -38,4 +38,7 @@ export const SECTION_STORES = new Set(['users', 'files', 'webhooks', 'scenarios'
 export const OPERATIONAL_STORES = new Set([
   'sessions', 'reset-tokens', 'outbox', 'webhook_deliveries', 'webhook_logs',
   'executions', 'scenario_executions', 'login-attempts',
+  // API keys belong to the live workspace: never exported (their values are shown once), and a
+  // fork or a snapshot starts without them.
+  'api_keys',
 ]);

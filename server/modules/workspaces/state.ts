@@ -14,8 +14,9 @@ import { waitForIdle } from '../request-log/request-log.js';
 import { applyFiles, captureFiles, markWritten, planFiles, type FileSet } from './files.js';
 
 /** Stores that a swap leaves alone: sessions outlive restores, so a suite's admin token
- *  survives (sessions of users absent from the new content fail verification by themselves). */
-export const UNTOUCHED_STORES = new Set(['sessions']);
+ *  survives (sessions of users absent from the new content fail verification by themselves).
+ *  API keys too: a restore never brings back a revoked key nor drops a live one. */
+export const UNTOUCHED_STORES = new Set(['sessions', 'api_keys']);
 
 /** How long a swap waits for admitted requests (a stalled upload must not block it forever). */
 const DRAIN_TIMEOUT_MS = 2000;
