@@ -2,10 +2,12 @@
 // /api/health), as docs/scaling.md shows a team would run them, under a steady write load with
 // realtime subscribers and a webhook. Two faults on the way: one process is SIGKILLed and
 // started again, another has every database connection terminated (57P01) again and again for a
-// few seconds. Then: every acknowledged create is stored; the cut process recovered by itself
+// few seconds; a subscriber goes away under load and comes back after both faults with the id of
+// the last event it saw. Then: every acknowledged create is stored; the cut process recovered by itself
 // (no crash) and both faulted processes serve writes again; a subscriber on the process that had
 // no fault received every acknowledged create, except at most those the killed process had
-// acknowledged in its very last moment (before it could relay them); the webhook received every
+// acknowledged in its very last moment (before it could relay them), and so did the client that
+// came back, counting what it got before leaving and what the resume sent it; the webhook received every
 // acknowledged create, and where one came twice it carried the same `webhook-id` (the
 // documented de-duplication key). Runs in the PostgreSQL suite only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,6 +166,17 @@ describe.skipIf(skip)('three processes behind HAProxy on one database', () => {
     const writers = Array.from({ length: 4 }, () => writer());
     const ackedBy = (name: string, after = 0) => acked.filter((a) => a.by === name && a.at > after).length;
 
+    // A client that goes away under load: it keeps the id of the last event it saw.
+    const leaver = await TestSocket.open(realtimeUrl(direct('p1'), token));
+    expect(await leaver.subscribe('database:items')).toMatchObject({ type: 'subscribed' });
+    const beforeLeaving = new Set<string>();
+    let lastSeen = '';
+    leaver.socket.on('message', (raw) => { const f = JSON.parse(raw.toString()); if (f.type === 'event') { beforeLeaving.add(f.data._id); lastSeen = f.id; } });
+    await waitFor(() => beforeLeaving.size >= 20, 30_000, 'events before leaving');
+    leaver.close();
+    await leaver.waitClose();
+    const leftAt = Date.now();
+
     // Fault 1: p2 SIGKILLed under load, then started again on its port.
     await waitFor(() => ackedBy('p2') >= 20 && acked.length >= 100, 30_000, 'writes through every process');
     const killedAt = Date.now();
@@ -208,6 +221,16 @@ describe.skipIf(skip)('three processes behind HAProxy on one database', () => {
     await waitFor(() => acked.every((a) => subs.p1.ids.has(a.id) || mayMiss.has(a.id)), 15_000, 'every event at the subscriber of p1');
     const missedByP1 = acked.filter((a) => !subs.p1.ids.has(a.id)).length;
     expect(missedByP1).toBeLessThanOrEqual(mayMiss.size);
+
+    // The client comes back after both faults with the last id it saw, and receives every
+    // acknowledged create it had not seen (at least once: duplicates share their id).
+    const back = await TestSocket.open(`${realtimeUrl(direct('p1'), token)}&lastEventId=${encodeURIComponent(lastSeen)}`);
+    const afterReturn = new Set<string>();
+    back.socket.on('message', (raw) => { const f = JSON.parse(raw.toString()); if (f.type === 'event') afterReturn.add(f.data._id); });
+    expect(await back.subscribe('database:items')).toMatchObject({ type: 'subscribed', resumed: true });
+    await waitFor(() => acked.every((a) => beforeLeaving.has(a.id) || afterReturn.has(a.id) || mayMiss.has(a.id)), 15_000, 'every event after the last one seen');
+    back.close();
+    expect(acked.filter((a) => a.at > leftAt && !afterReturn.has(a.id) && !mayMiss.has(a.id))).toEqual([]);
 
     // Every acknowledged create reaches the webhook; a second send of one carries the same id.
     const deliveries = () => rx.received.filter((r) => r.url === '/hook').map((r) => ({ id: JSON.parse(r.body).data._id as string, webhookId: r.headers['webhook-id'] }));

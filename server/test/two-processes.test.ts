@@ -51,7 +51,7 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
       const created = await a.req('POST', '/database/notes', { body: { text: 'from a' } });
       expect(created.status).toBe(201);
       const frame = await socket.next((f) => f.type === 'event' && f.event === 'record.created');
-      expect(frame).toEqual({ type: 'event', topic: 'database:notes', event: 'record.created', data: created.body });
+      expect(frame).toEqual({ type: 'event', id: expect.stringMatching(/^evt_/), topic: 'database:notes', event: 'record.created', data: created.body });
       // And it is readable through the other server at once.
       expect((await b.req('GET', `/database/notes/${created.body._id}`)).body).toEqual(created.body);
     } finally {

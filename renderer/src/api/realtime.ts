@@ -3,7 +3,7 @@
 import { useEffect, useRef } from 'react';
 import { adminToken } from './client';
 
-export interface RealtimeEvent { type: 'event'; topic: string; event: string; data: Record<string, unknown> }
+export interface RealtimeEvent { type: 'event'; id: string; topic: string; event: string; data: Record<string, unknown> }
 
 export function useRealtime(appId: string, topic: string | undefined, onEvent: (e: RealtimeEvent) => void): void {
   const handler = useRef(onEvent);

@@ -101,8 +101,14 @@ export async function handleFrame(ctx: AppContext, hub: Hub, client: Client, raw
       case 'subscribe': {
         if (!client.topics.has(topic ?? '') && client.topics.size >= MAX_TOPICS) throw ApiError.badRequest(`At most ${MAX_TOPICS} subscriptions per connection`);
         const t = await checkTopic(client, frame.topic);
+        const last = frame.lastEventId !== undefined ? frame.lastEventId : client.lastEventId;
+        if (last !== undefined && (typeof last !== 'string' || !last)) throw ApiError.badRequest("'lastEventId' must be the id of an event frame (a non-empty string)");
+        // A resume: the events after `last` on this topic, sent right after `subscribed`, in the
+        // same turn as the subscription, so none falls between them and the live ones.
+        const point = last !== undefined ? hub.resumePoint(client.ws.id, last) : -1;
         hub.subscribe(client, t);
-        return hub.send(client, { type: 'subscribed', topic: t, ...(id !== undefined ? { id } : {}) });
+        hub.send(client, { type: 'subscribed', topic: t, ...(last !== undefined ? { resumed: point >= 0 } : {}), ...(id !== undefined ? { id } : {}) });
+        return hub.replay(client, t, point);
       }
       case 'unsubscribe': {
         if (topic === undefined) throw ApiError.badRequest("'topic' is required");

@@ -27,22 +27,55 @@ export interface Client {
    *  lost to a check that finds nothing changed). */
   held?: Held[];
   holds?: number;
+  /** `?lastEventId=` of the upgrade: subscriptions without their own resume from it. */
+  lastEventId?: string;
 }
 
 interface Held { topic: string; frame: Buffer; may: (c: Client) => boolean }
 
 /** Server frames. `id` echoes the client frame's `id` when it had one. */
 export type ServerFrame =
-  | { type: 'subscribed' | 'unsubscribed'; topic: string; reason?: string; id?: unknown }
-  | { type: 'event'; topic: string; event: string; data: unknown }
+  | { type: 'subscribed' | 'unsubscribed'; topic: string; reason?: string; id?: unknown; resumed?: boolean }
+  | { type: 'event'; id: string; topic: string; event: string; data: unknown }
   | { type: 'error'; code: string; message: string; topic?: string; details?: unknown; id?: unknown };
 
-interface WorkspaceClients { ws: Workspace; clients: Set<Client>; topics: Map<string, Set<Client>> }
+/** An event kept for resuming: its frame, its topic and who may see it. */
+interface Kept extends Held { id: string; at: number }
+
+/** Events kept per workspace for clients that reconnect (`lastEventId`): the most recent ones,
+ *  up to this many, this many bytes of frames, and this age. */
+export const RESUME_MAX_EVENTS = 10_000;
+export const RESUME_MAX_BYTES = 32 * 1024 * 1024;
+export const RESUME_MAX_AGE_MS = 5 * 60_000;
+/** A resume also sends the events published up to this long before the last one seen: processes
+ *  relay each other's events with a small delay, so the order one process saw them in is not
+ *  exactly another's. The client drops the ones it already has by their id. */
+export const RESUME_SKEW_MS = 5000;
+
+class KeptEvents {
+  items: Kept[] = [];
+  bytes = 0;
+
+  add(k: Kept): void {
+    this.items.push(k);
+    this.bytes += k.frame.length;
+    const oldest = Date.now() - RESUME_MAX_AGE_MS;
+    let drop = 0;
+    while (drop < this.items.length - 1 && (this.items.length - drop > RESUME_MAX_EVENTS || this.bytes > RESUME_MAX_BYTES || this.items[drop].at < oldest)) {
+      this.bytes -= this.items[drop].frame.length;
+      drop++;
+    }
+    if (drop) this.items.splice(0, drop);
+  }
+}
+
+interface WorkspaceClients { ws: Workspace | undefined; clients: Set<Client>; topics: Map<string, Set<Client>> }
 
 export class Hub {
   private spaces = new Map<string, WorkspaceClients>();
+  private kept = new Map<string, KeptEvents>();
 
-  constructor(private readonly maxBuffered: number) {}
+  constructor(private readonly maxBuffered: number, private readonly workspaceOf?: (id: string) => Workspace | undefined) {}
 
   add(client: Client): void {
     let space = this.spaces.get(client.ws.id);
@@ -101,6 +134,28 @@ export class Hub {
     for (const h of held) if (client.topics.has(h.topic) && h.may(client)) this.send(client, h.frame);
   }
 
+  /** Where a resume from `lastEventId` starts in this workspace's kept events, or -1 when that
+   *  event is not kept here (too old, or published before this process started). */
+  resumePoint(wsId: string, lastEventId: string): number {
+    const items = this.kept.get(wsId)?.items ?? [];
+    for (let i = items.length - 1; i >= 0; i--) if (items[i].id === lastEventId) return i;
+    return -1;
+  }
+
+  /** Sends the kept events of `topic` after the resume point (and those published shortly
+   *  before it, RESUME_SKEW_MS) that the client may see. Call it in the same turn as subscribe,
+   *  so that no event falls between the replay and the live ones. */
+  replay(client: Client, topic: string, point: number): void {
+    const items = this.kept.get(client.ws.id)?.items ?? [];
+    if (point < 0 || point >= items.length) return;
+    const from = items[point].at - RESUME_SKEW_MS;
+    for (let i = 0; i < items.length; i++) {
+      const k = items[i];
+      if (i === point || k.topic !== topic || (i < point && k.at < from)) continue;
+      this.deliver(client, k);
+    }
+  }
+
   all(): Client[] { return [...this.spaces.values()].flatMap((s) => [...s.clients]); }
 
   /** Sends a frame unless the socket's send buffer is past the bound: then the socket is
@@ -122,10 +177,9 @@ export class Hub {
     try { client.socket.close(code, reason); } catch { client.socket.terminate(); }
   }
 
-  /** Delivers one bus event to the sockets that may see it. */
+  /** Delivers one bus event to the sockets that may see it, and keeps it for resumes. */
   dispatch(event: BusEvent): void {
-    const space = this.spaces.get(event.app);
-    if (!space) return;
+    const space = this.spaces.get(event.app) ?? { ws: undefined, clients: new Set<Client>(), topics: new Map<string, Set<Client>>() };
     const data = event.data as Record<string, unknown>;
     if (event.type.startsWith('message.')) {
       this.fanOut(space, `chat:${String(data.channelId)}`, event, () => true);
@@ -141,7 +195,8 @@ export class Hub {
       this.fanOut(space, topic, event, () => true);
       for (const c of [...(space.topics.get(topic) ?? [])]) this.unsubscribe(c, topic, 'channel deleted');
     } else if (event.type.startsWith('record.') && event.collection) {
-      const def = space.ws.settings.data.collections.find((c) => c._id === event.collection);
+      const ws = space.ws ?? this.workspaceOf?.(event.app);
+      const def = ws?.settings.data.collections.find((c) => c._id === event.collection);
       if (!def) return;
       this.fanOut(space, `database:${event.collection}`, event, (c) => canReadRecord(def, c.auth, data));
     } else if (event.type === 'user.deleted') {
@@ -150,15 +205,22 @@ export class Hub {
   }
 
   private fanOut(space: WorkspaceClients, topic: string, event: BusEvent, may: (c: Client) => boolean): void {
-    const subscribers = space.topics.get(topic);
-    if (!subscribers?.size) return;
-    // Serialised once for every recipient.
-    const frame = Buffer.from(JSON.stringify({ type: 'event', topic, event: event.type, data: event.data }));
-    for (const c of [...subscribers]) {
-      if (c.held) c.held.push({ topic, frame, may });
-      else if (may(c)) this.send(c, frame);
-    }
+    // Serialised once for every recipient, and kept for clients that reconnect.
+    const frame = Buffer.from(JSON.stringify({ type: 'event', id: event.id, topic, event: event.type, data: event.data }));
+    const k: Kept = { id: event.id, at: Date.parse(event.timestamp) || Date.now(), topic, frame, may };
+    let kept = this.kept.get(event.app);
+    if (!kept) this.kept.set(event.app, (kept = new KeptEvents()));
+    kept.add(k);
+    for (const c of [...(space.topics.get(topic) ?? [])]) this.deliver(c, k);
   }
+
+  private deliver(c: Client, h: Held): void {
+    if (c.held) c.held.push(h);
+    else if (h.may(c)) this.send(c, h.frame);
+  }
+
+  /** Forgets a workspace's kept events (deleted, or its content replaced). */
+  forget(wsId: string): void { this.kept.delete(wsId); }
 
   private unlink(space: WorkspaceClients, client: Client, topic: string): void {
     const set = space.topics.get(topic);

@@ -45,7 +45,7 @@ describe('chat topics', () => {
     const atBob = await b.next(isEvent('message.created'));
     const atAlice = await a.next(isEvent('message.created'));
     expect(atBob).toEqual({
-      type: 'event', topic: `chat:${id}`, event: 'message.created',
+      type: 'event', id: expect.stringMatching(/^evt_/), topic: `chat:${id}`, event: 'message.created',
       data: { _id: expect.any(String), channelId: id, text: 'hello from the socket', type: 'text', author: { _id: alice._id, name: 'Alice' }, createdAt: expect.any(String), updatedAt: expect.any(String) },
     });
     expect(atAlice).toEqual(atBob);
@@ -202,7 +202,7 @@ describe('database topics', () => {
     const byBob = await t.req('POST', '/database/notes', { token: bob.token, body: { text: 'bob 1' } });
     expect(byAlice.status).toBe(201);
     expect(byBob.status).toBe(201);
-    expect(await a.next(isEvent('record.created'))).toEqual({ type: 'event', topic: 'database:notes', event: 'record.created', data: byAlice.body });
+    expect(await a.next(isEvent('record.created'))).toEqual({ type: 'event', id: expect.stringMatching(/^evt_/), topic: 'database:notes', event: 'record.created', data: byAlice.body });
     expect((await b.next(isEvent('record.created'))).data).toEqual(byBob.body);
     expect((await admin.next(isEvent('record.created'))).data._id).toBe(byAlice.body._id);
     expect((await admin.next(isEvent('record.created'))).data._id).toBe(byBob.body._id);

@@ -61,7 +61,7 @@ export function rejectUpgrade(socket: Duplex, thrown: unknown): void {
 export const realtimeModule: Module = {
   name: 'realtime',
   async start(ctx) {
-    const hub = new Hub(ctx.config.realtimeMaxBuffered);
+    const hub = new Hub(ctx.config.realtimeMaxBuffered, (id) => ctx.registry.get(id));
     hubs.set(ctx, hub);
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.config.jsonLimit, clientTracking: false });
     const hostGuard = isLoopbackHost(ctx.config.host) ? loopbackHostGuard() : undefined;
@@ -84,11 +84,12 @@ export const realtimeModule: Module = {
       const principal = principalOf(auth, req);
       const max = ctx.config.realtimeMaxSockets;
       if (max > 0 && hub.countOf(ws.id, principal) >= max) throw socketCapError(max, !!auth);
-      wss.handleUpgrade(req, socket, head, (socket) => connect(ws, auth, socket, principal));
+      const lastEventId = url.searchParams.get('lastEventId') || undefined;
+      wss.handleUpgrade(req, socket, head, (socket) => connect(ws, auth, socket, principal, lastEventId));
     };
 
-    const connect = (ws: Workspace, auth: AuthInfo | null, socket: WebSocket, principal: string) => {
-      const client: Client = { socket, ws, auth, principal, topics: new Set(), alive: true, closed: false, pending: 0, queue: Promise.resolve() };
+    const connect = (ws: Workspace, auth: AuthInfo | null, socket: WebSocket, principal: string, lastEventId?: string) => {
+      const client: Client = { socket, ws, auth, principal, ...(lastEventId ? { lastEventId } : {}), topics: new Set(), alive: true, closed: false, pending: 0, queue: Promise.resolve() };
       hub.add(client);
       socket.on('pong', () => { client.alive = true; });
       socket.on('error', () => undefined); // a close follows
@@ -177,8 +178,8 @@ export const realtimeModule: Module = {
     };
 
     await ctx.registry.listen({
-      closing: (ws) => closeAll(hub.clientsOf(ws.id), 1001, 'Workspace closed'),
-      replaced: async (ws) => { await Promise.all(hub.clientsOf(ws.id).map((c) => revalidate(hub, c))); },
+      closing: (ws) => { hub.forget(ws.id); return closeAll(hub.clientsOf(ws.id), 1001, 'Workspace closed'); },
+      replaced: async (ws) => { hub.forget(ws.id); await Promise.all(hub.clientsOf(ws.id).map((c) => revalidate(hub, c))); },
     });
 
     ctx.closers.push(async () => {
