@@ -53,7 +53,7 @@ export function numericString(s: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))?)?$/;
+export const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))?)?$/;
 
 /** An ISO 8601 date (`2024-02-29`) or date-time (`2024-02-29T10:30:00.5+01:00`, `T` or a space,
  *  seconds, fraction and offset optional) as ms since the epoch; undefined when the text is not

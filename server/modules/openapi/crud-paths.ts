@@ -2,7 +2,7 @@
 // modules/crud-routes.ts and their like): operation ids, summaries and answers follow from the
 // resource's name; each operation gives only what is its own (a description, a body, more
 // statuses), and may replace any default.
-import { json, listOf, noContent, pathItem, putAndPatch, ref, type Access, type OpSpec, type Schema } from './ops.js';
+import { json, noContent, pageOf, pathItem, putAndPatch, ref, type Access, type OpSpec, type Schema } from './ops.js';
 
 export interface Resource {
   /** Operation id prefix: `webhooks` → `webhooks.list`, `webhooks.get`... */
@@ -28,7 +28,7 @@ export function collectionPath(path: string, r: Resource, ops: { list?: Over; cr
   const plural = r.plural ?? `${r.noun}s`;
   const base = { tag: r.tag, access: r.access };
   return pathItem(path, {
-    ...(ops.list ? { get: { ...base, id: `${r.id}.list`, summary: `List ${plural}`, list: true, ok: json(200, `A page of ${plural}`, listOf(item)), ...ops.list } } : {}),
+    ...(ops.list ? { get: { ...base, id: `${r.id}.list`, summary: `List ${plural}`, list: true, ok: json(200, `A page of ${plural}`, pageOf(r.schema)), ...ops.list } } : {}),
     ...(ops.create ? { post: { ...base, id: `${r.id}.create`, summary: `Create ${a(r.noun)}`, ok: json(201, `The ${r.noun}`, item), ...ops.create } } : {}),
   });
 }

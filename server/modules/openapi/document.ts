@@ -1,7 +1,7 @@
 // Assembles a workspace's OpenAPI 3.1 document: the fixed groups (built once) plus, for each
 // collection, its record paths and schemas (built per request from the current definitions).
 import type { CollectionDef } from '../../shared/models.js';
-import { errorResponses, json, listParameters, pathItem, type Schema } from './ops.js';
+import { addFilterParameters, errorResponses, json, listParameters, pathItem, type Schema } from './ops.js';
 import { componentSchemas } from './schemas.js';
 import { collectionPaths, collectionSchemas } from './records.js';
 import { databasePaths } from './paths-database.js';
@@ -35,15 +35,21 @@ let fixed: { paths: Record<string, Schema>; schemas: Record<string, Schema>; res
 
 /** The parts that do not depend on the workspace (converted from zod once). */
 function fixedParts() {
-  fixed ??= {
+  if (fixed) return fixed;
+  fixed = {
     paths: {
       ...databasePaths(), ...authPaths(), ...usersPaths(), ...storagePaths(), ...chatsPaths(),
       ...webhooksPaths(), ...scenariosPaths(), ...credentialsPaths(),
       '/openapi.json': pathItem('/openapi.json', {
         get: {
           id: 'openapi', tag: 'meta', summary: 'This OpenAPI document', access: 'none',
-          description: 'Generated per request from the workspace\'s collections; no token needed (a bad one is still a 401).',
-          ok: json(200, 'OpenAPI 3.1 document', { type: 'object' }),
+          description: 'Generated per request from the workspace\'s collections; no token needed (a bad one is still a 401). '
+            + 'Its `ETag` changes with the schema: `If-None-Match` answers 304 while it has not changed.',
+          params: [{ name: 'If-None-Match', in: 'header', schema: { type: 'string' } }],
+          ok: [
+            { ...json(200, 'OpenAPI 3.1 document', { type: 'object' }), headers: { ETag: { description: 'Changes with the document', schema: { type: 'string' } } } },
+            { status: 304, description: 'Not modified (the ETag matched)' },
+          ],
         },
       }),
     },
@@ -51,6 +57,7 @@ function fixedParts() {
     responses: errorResponses(),
     parameters: listParameters(),
   };
+  addFilterParameters(fixed.paths, fixed.schemas);
   return fixed;
 }
 
@@ -92,6 +99,10 @@ export function buildDocument(input: DocumentInput): Schema {
         bearerAuth: {
           type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
           description: 'Access token from `POST /auth/login` (or register, refresh, impersonate): `Authorization: Bearer <ACCESS_TOKEN>`.',
+        },
+        tokenQuery: {
+          type: 'apiKey', in: 'query', name: 'token',
+          description: 'The same access token as a query parameter, for downloads only (`<img src=".../download?token=...">`).',
         },
       },
     },

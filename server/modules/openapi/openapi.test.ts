@@ -308,10 +308,24 @@ describe('GET /openapi.json', () => {
     const one = doc.paths['/database/people/{id}'];
     expect(Object.keys(list)).toEqual(expect.arrayContaining(['get', 'post']));
     expect(Object.keys(one)).toEqual(expect.arrayContaining(['get', 'put', 'patch', 'delete']));
-    expect(list.get.responses['200'].content['application/json'].schema.properties.data.items).toEqual({ $ref: '#/components/schemas/Record.people' });
+    // List items: with `fields=` only `_id` and the chosen fields come, so only `_id` is required.
+    expect(list.get.responses['200'].content['application/json'].schema.properties.data.items).toEqual({ $ref: '#/components/schemas/RecordListItem.people' });
+    expect(doc.components.schemas['RecordListItem.people'].required).toEqual(['_id']);
+    expect(Object.keys(doc.components.schemas['RecordListItem.people'].properties)).toEqual(Object.keys(doc.components.schemas['Record.people'].properties));
+    // A default is a keyword where the server answers (the record), words where the client sends.
+    expect(doc.components.schemas['RecordListItem.people'].properties.role).toEqual({ enum: ['admin', 'member'], description: 'Default: `"member"`.' });
+    expect(doc.components.schemas['RecordCreate.people'].properties.role.default).toBeUndefined();
+    expect(doc.components.schemas['RecordUpdate.people'].properties.role.default).toBeUndefined();
+    // Filters: plain parameter names per field and operator, which default serializers send.
+    const filterNames = list.get.parameters.map((p: Json) => p.name ?? p.$ref);
+    expect(filterNames).toEqual(expect.arrayContaining(['filter[age]', 'filter[age][$gte]', 'filter[name][$contains]', 'filter[createdAt][$lt]', 'view']));
     expect(list.get.security).toEqual([{}, { bearerAuth: [] }]); // public read
     expect(list.post.security).toBeUndefined(); // private write: the document's default (bearer)
     expect(Object.keys(one.put.responses)).toContain('403'); // only-user update
+    expect(Object.keys(one.get.responses)).not.toContain('403'); // public read
+    expect(Object.keys(one.get.responses)).toContain('400'); // a malformed percent-encoded id
+    expect(Object.keys(one.delete.responses)).toEqual(expect.arrayContaining(['403', '500', '507']));
+    expect(one.get.responses.default).toBeUndefined();
     expect(list.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RecordCreate.people' });
     expect(doc.tags.map((tag: Json) => tag.name)).toContain('records: people');
 
@@ -326,7 +340,7 @@ describe('GET /openapi.json', () => {
       score: { type: ['number', 'null'] },
       role: { enum: ['admin', 'member'], default: 'member' },
       active: { type: ['boolean', 'null'] },
-      born: { type: ['string', 'null'], format: 'date-time' },
+      born: { type: ['string', 'null'], pattern: expect.any(String) },
       site: { type: ['string', 'null'], format: 'uri' },
       tags: { type: ['array', 'null'] },
       friend: { type: ['string', 'null'] },
@@ -336,6 +350,7 @@ describe('GET /openapi.json', () => {
     expect(record.properties.extra.type).toBeUndefined(); // json: any value
     // A default fills an absent field: required on the record, not in the create body.
     expect(doc.components.schemas['RecordCreate.people'].required).toEqual(['name']);
+    expect(doc.components.schemas['RecordCreate.people'].properties).toMatchObject({ createdAt: false, updatedAt: false });
     expect(doc.components.schemas['RecordUpdate.people'].required).toBeUndefined();
 
     // Fresh per request: a field added now shows at once; a deleted collection goes.

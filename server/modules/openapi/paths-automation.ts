@@ -1,5 +1,5 @@
 // Paths of the webhooks, scenarios and credentials (secrets) groups; all admin only.
-import { json, listOf, pathItem, ref, type OpSpec, type Schema } from './ops.js';
+import { json, pageOf, pathItem, ref, type OpSpec, type Schema } from './ops.js';
 import { crudPaths, type Resource } from './crud-paths.js';
 
 const WEBHOOKS = 'webhooks';
@@ -22,7 +22,7 @@ export function webhooksPaths(): Record<string, Schema> {
     '/webhooks/{id}/logs': pathItem('/webhooks/{id}/logs', {
       get: {
         id: 'webhooks.logs', tag: WEBHOOKS, summary: 'Delivery logs of a webhook (newest first)', access: 'admin', list: true,
-        ok: json(200, 'A page of log entries', listOf(ref('WebhookLog'))), errors: [404],
+        ok: json(200, 'A page of log entries', pageOf('WebhookLog')), errors: [404],
       },
     }),
     '/webhooks/{id}/test': pathItem('/webhooks/{id}/test', {
@@ -78,7 +78,7 @@ export function scenariosPaths(): Record<string, Schema> {
     '/scenarios/{id}/executions': pathItem('/scenarios/{id}/executions', {
       get: {
         id: 'scenarios.executions', tag: SCENARIOS, summary: 'Execution history (newest first)', access: 'admin', list: true,
-        ok: json(200, 'A page of executions', listOf(ref('Execution'))), errors: [404],
+        ok: json(200, 'A page of executions', pageOf('Execution')), errors: [404],
       },
     }),
   };

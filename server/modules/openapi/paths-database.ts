@@ -1,6 +1,6 @@
 // Paths of the database group: collections, generic record paths (any collection), and each
 // collection's fields, views and indexes (admin only). Per-collection record paths: records.ts.
-import { json, listOf, noContent, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
+import { json, listOf, noContent, pageOf, pathItem, putAndPatch, ref, type OpSpec, type Schema } from './ops.js';
 import { crudPaths, itemPath, type Resource } from './crud-paths.js';
 
 const COLLECTIONS = 'database: collections';
@@ -28,7 +28,7 @@ export function databasePaths(): Record<string, Schema> {
     '/database': pathItem('/database', {
       get: {
         id: 'collections.list', tag: COLLECTIONS, summary: 'List collections', access: 'admin', list: true,
-        ok: json(200, 'A page of collections', listOf(ref('Collection'))),
+        ok: json(200, 'A page of collections', pageOf('Collection')),
       },
       post: {
         id: 'collections.create', tag: COLLECTIONS, summary: 'Create a collection', access: 'admin',
@@ -47,7 +47,7 @@ export function databasePaths(): Record<string, Schema> {
         description: 'Access: `setting.read` of the collection; `only-user` lists hold the caller\'s records only. '
           + 'Each collection also has its own path with its record schema.',
         params: [{ name: 'view', in: 'query', description: 'A view `_id`: its filter is ANDed with `filter[...]`', schema: { type: 'string' } }],
-        ok: json(200, 'A page of records', listOf(ref('Record'))), errors: [403],
+        ok: json(200, 'A page of records', pageOf('Record')), errors: [403],
       },
       post: {
         id: 'records.create', tag: RECORDS, summary: 'Create a record', access: 'optional',
@@ -57,7 +57,8 @@ export function databasePaths(): Record<string, Schema> {
       ...putAndPatch(collectionUpdate),
       delete: {
         id: 'collections.delete', tag: COLLECTIONS, summary: 'Delete a collection', access: 'admin',
-        description: 'Its records, fields, views and indexes go with it.', ok: noContent('Deleted'),
+        description: 'Its records, fields, views and indexes go with it. A collection that a `reference` field of another collection points to is a 409 (delete or change that field first).',
+        ok: noContent('Deleted'), errors: [409],
       },
     }),
     '/database/{collection}/{id}': itemPath('/database/{collection}/{id}', record, {

@@ -1,6 +1,6 @@
 // Paths of the storage group (simple upload, tus 1.0, files, downloads) and the
 // chats group (channels, members, messages).
-import { json, listOf, noContent, pathItem, ref, type OpSpec, type Schema, type Success } from './ops.js';
+import { json, noContent, pageOf, pathItem, ref, type OpSpec, type Schema, type Success } from './ops.js';
 import { crudPaths, itemPath, type Resource } from './crud-paths.js';
 
 const STORAGE = 'storage';
@@ -8,8 +8,12 @@ const CHATS = 'chats';
 
 const header = (description: string, type = 'string'): Schema => ({ description, schema: { type } });
 const TUS_RESUMABLE = { name: 'Tus-Resumable', in: 'header', required: true, schema: { type: 'string', enum: ['1.0.0'] } };
-/** tus protocol errors keep the tus server's plain-text bodies (docs/storage.md). */
+/** The tus-only statuses (410 expired, 412 version) keep the tus server's plain-text bodies
+ *  (docs/storage.md); every other error is the JSON error body, as everywhere. */
 const tusError = (status: number, description: string): Success => ({ status, description, content: { 'text/plain': { schema: { type: 'string' } } } });
+/** The tus statuses that carry the JSON error body: a bad or missing header (400), an offset
+ *  that does not match (409), bytes past `Upload-Length` (413), a chunk not `application/offset+octet-stream` (415). */
+const TUS_JSON_ERRORS = [400, 409, 413, 415];
 
 export function storagePaths(): Record<string, Schema> {
   return {
@@ -43,10 +47,11 @@ export function storagePaths(): Record<string, Schema> {
           { status: 201, description: 'Created', headers: { Location: header('`{base_url}/app/{app_id}/storage/upload/tus/{uploadId}`'), 'Upload-Expires': header('When an unfinished upload expires'), 'Upload-Offset': header('Bytes received (creation-with-upload)', 'integer') } },
           tusError(412, 'Missing or unsupported Tus-Resumable'),
         ],
+        errors: TUS_JSON_ERRORS,
       },
       options: {
         id: 'storage.tus.options', tag: STORAGE, summary: 'tus capabilities', access: 'none',
-        ok: { status: 204, description: 'Tus-Version, Tus-Extension and Tus-Max-Size headers', headers: { 'Tus-Version': header('1.0.0'), 'Tus-Extension': header('Supported extensions') } },
+        ok: { status: 204, description: 'Tus-Version and Tus-Extension headers', headers: { 'Tus-Version': header('1.0.0'), 'Tus-Extension': header('Supported extensions') } },
       },
     }),
     '/storage/upload/tus/{uploadId}': pathItem('/storage/upload/tus/{uploadId}', {
@@ -57,6 +62,7 @@ export function storagePaths(): Record<string, Schema> {
         ok: [
           { status: 200, description: 'The upload\'s state', headers: { 'Upload-Offset': header('Bytes received', 'integer'), 'Upload-Length': header('Total bytes', 'integer') } },
           tusError(410, 'Expired'),
+          tusError(412, 'Missing or unsupported Tus-Resumable'),
         ],
         errors: [403],
       },
@@ -66,20 +72,20 @@ export function storagePaths(): Record<string, Schema> {
         rawBody: { required: true, content: { 'application/offset+octet-stream': { schema: { type: 'string', format: 'binary' } } } },
         ok: [
           { status: 204, description: 'Chunk stored; the last one creates the file object', headers: { 'Upload-Offset': header('Bytes received', 'integer') } },
-          tusError(409, 'Upload-Offset does not match the server\'s offset'),
           tusError(410, 'Expired'),
+          tusError(412, 'Missing or unsupported Tus-Resumable'),
         ],
-        errors: [403],
+        errors: [403, ...TUS_JSON_ERRORS],
       },
       delete: {
         id: 'storage.tus.terminate', tag: STORAGE, summary: 'Terminate an unfinished upload', access: 'user', params: [TUS_RESUMABLE],
-        ok: noContent('Terminated'), errors: [403],
+        ok: [noContent('Terminated'), tusError(410, 'Expired'), tusError(412, 'Missing or unsupported Tus-Resumable')], errors: [403, 400],
       },
     }),
     '/storage': pathItem('/storage', {
       get: {
         id: 'storage.list', tag: STORAGE, summary: 'List files', access: 'user', list: true,
-        ok: json(200, 'A page of file objects', listOf(ref('File'))),
+        ok: json(200, 'A page of file objects', pageOf('File')),
       },
     }),
     '/storage/{id}': pathItem('/storage/{id}', {
@@ -100,9 +106,9 @@ function download(id: string, summary: string): OpSpec {
   const headers = { ETag: header('Strong validator'), 'Content-Disposition': header('inline or attachment, with the file name'), 'Content-Length': header('Bytes', 'integer') };
   return {
     id, tag: STORAGE, summary, access: 'user',
-    description: 'Honours `Range` (206, 416) and `If-None-Match` (304). `?token=<ACCESS_TOKEN>` may replace the Authorization header (for `<img src>`).',
+    description: 'Honours `Range` (206, 416) and `If-None-Match` (304). `?token=<ACCESS_TOKEN>` may replace the Authorization header (for `<img src>`): the `tokenQuery` scheme.',
+    security: [{ bearerAuth: [] }, { tokenQuery: [] }],
     params: [
-      { name: 'token', in: 'query', description: 'Access token, when no Authorization header is sent', schema: { type: 'string' } },
       { name: 'Range', in: 'header', schema: { type: 'string' }, example: 'bytes=0-1023' },
       { name: 'If-None-Match', in: 'header', schema: { type: 'string' } },
     ],
@@ -137,7 +143,7 @@ export function chatsPaths(): Record<string, Schema> {
     '/chats/{channelId}/messages': pathItem('/chats/{channelId}/messages', {
       get: {
         id: 'chats.messages.list', tag: CHATS, summary: 'List a channel\'s messages (newest first)', access: 'user', list: true,
-        description: 'Members and admins.', ok: json(200, 'A page of messages', listOf(ref('Message'))), errors: [403],
+        description: 'Members and admins.', ok: json(200, 'A page of messages', pageOf('Message')), errors: [403],
       },
       post: {
         id: 'chats.messages.create', tag: CHATS, summary: 'Post a message', access: 'user', description: 'Members and admins.',
@@ -147,7 +153,7 @@ export function chatsPaths(): Record<string, Schema> {
     '/chats/{channelId}/members': pathItem('/chats/{channelId}/members', {
       get: {
         id: 'chats.members.list', tag: CHATS, summary: 'List a channel\'s members', access: 'user', list: true,
-        ok: json(200, 'A page of member entries', listOf(ref('Member'))), errors: [403],
+        ok: json(200, 'A page of member entries', pageOf('Member')), errors: [403],
       },
       post: {
         id: 'chats.members.add', tag: CHATS, summary: 'Add a member', access: 'user', description: 'The channel owner or an admin; an existing member is a 409.',

@@ -1,8 +1,9 @@
 // The per-collection part of the document: for each collection, a record schema built from its
 // fields (plus create and update bodies) and the paths `/database/{id}` and `/database/{id}/{id}`.
 import type { AccessLevel, CollectionDef, FieldDef } from '../../shared/models.js';
-import { json, listOf, noContent, pathItem, putAndPatch, ref, type Access, type OpSpec, type Schema } from './ops.js';
+import { filterParameters, withoutDefaults, json, listItemName, listItemSchema, noContent, pageOf, pathItem, putAndPatch, ref, type Access, type OpSpec, type Schema } from './ops.js';
 import { ID_PATTERN } from '../../core/ids.js';
+import { ISO_DATE } from '../../shared/query.js';
 
 /** JSON Schema of one field's values; a field that is not required may be null. */
 export function fieldSchema(f: FieldDef): Schema {
@@ -17,7 +18,9 @@ export function fieldSchema(f: FieldDef): Schema {
     case 'string': s = { type: 'string', ...len('minLength', 'maxLength') }; break;
     case 'email': s = { type: 'string', format: 'email', ...len('minLength', 'maxLength') }; break;
     case 'url': s = { type: 'string', format: 'uri', ...len('minLength', 'maxLength') }; break;
-    case 'date': s = { type: 'string', format: 'date-time', description: 'ISO 8601 date or date-time, stored as given' }; break;
+    // Accepted and returned as given: a date (`2026-12-24`) or a date and time, with or without
+    // seconds, fraction and offset (`2026-12-24T18:30`, `2026-12-24 18:30:00.5+01:00`).
+    case 'date': s = { type: 'string', pattern: ISO_DATE.source, description: 'ISO 8601 date (`2026-12-24`) or date and time (`2026-12-24T18:30:00Z`; seconds, fraction and offset optional), stored and returned as given' }; break;
     case 'number': s = { type: 'number', ...num('min', 'minimum'), ...num('max', 'maximum') }; break;
     case 'integer': s = { type: 'integer', ...num('min', 'minimum'), ...num('max', 'maximum') }; break;
     case 'boolean': s = { type: 'boolean' }; break;
@@ -42,7 +45,7 @@ export function fieldSchema(f: FieldDef): Schema {
 
 /** Component names of a collection's schemas (collection ids never hold a dot). */
 export const recordNames = (c: CollectionDef) => ({
-  record: `Record.${c._id}`, create: `RecordCreate.${c._id}`, update: `RecordUpdate.${c._id}`,
+  record: `Record.${c._id}`, create: `RecordCreate.${c._id}`, update: `RecordUpdate.${c._id}`, listItem: listItemName(`Record.${c._id}`),
 });
 
 const time: Schema = { type: 'string', format: 'date-time', readOnly: true };
@@ -58,35 +61,50 @@ export function collectionSchemas(c: CollectionDef): Record<string, Schema> {
   const requiredOnCreate = defs.filter((f) => f.required && f.default === undefined).map((f) => f._id);
   const schemaless = defs.length === 0;
   const note = schemaless ? 'Schemaless collection: any keys are stored as given.' : 'Keys not in the schema are stored as given.';
+  const record: Schema = {
+    type: 'object',
+    description: `A record of \`${c._id}\`${c.name && c.name !== c._id ? ` (${c.name})` : ''}. ${note}`,
+    required: ['_id', ...required.filter((k) => k !== '_id'), 'createdAt', 'updatedAt'],
+    properties: {
+      _id: { type: 'string', readOnly: true },
+      ...fields,
+      _owner: { type: 'string', readOnly: true, description: 'User `_id` of the creator (absent for anonymous creates)' },
+      createdAt: time,
+      updatedAt: time,
+    },
+    additionalProperties: true,
+  };
   return {
-    [names.record]: {
+    [names.record]: record,
+    [names.listItem]: listItemSchema(record),
+    [names.create]: withoutDefaults({
       type: 'object',
-      description: `A record of \`${c._id}\`${c.name && c.name !== c._id ? ` (${c.name})` : ''}. ${note}`,
-      required: ['_id', ...required.filter((k) => k !== '_id'), 'createdAt', 'updatedAt'],
-      properties: {
-        _id: { type: 'string', readOnly: true },
-        ...fields,
-        _owner: { type: 'string', readOnly: true, description: 'User `_id` of the creator (absent for anonymous creates)' },
-        createdAt: time,
-        updatedAt: time,
-      },
-      additionalProperties: true,
-    },
-    [names.create]: {
-      type: 'object',
-      description: `Fields of a new \`${c._id}\` record. ${note} \`_id\` may be given (pattern below), \`_owner\` by an admin only.`,
+      description: `Fields of a new \`${c._id}\` record. ${note} \`_id\` may be given (pattern below; not \`fields\`, \`views\` or \`indexes\` in any case), \`_owner\` by an admin only; \`createdAt\` and \`updatedAt\` are the server's.`,
       ...(requiredOnCreate.length ? { required: requiredOnCreate } : {}),
-      properties: { _id: { type: 'string', pattern: ID_PATTERN.source }, ...fields, _owner: { type: 'string' } },
+      properties: {
+        _id: { type: 'string', pattern: ID_PATTERN.source, not: { pattern: '^(?:[Ff][Ii][Ee][Ll][Dd][Ss]|[Vv][Ii][Ee][Ww][Ss]|[Ii][Nn][Dd][Ee][Xx][Ee][Ss])$' } },
+        ...fields,
+        _owner: { type: 'string', description: 'Admins only: create the record on behalf of this user' },
+        createdAt: false,
+        updatedAt: false,
+      },
+      propertyNames: KEY_NAME,
       additionalProperties: true,
-    },
-    [names.update]: {
+    }),
+    [names.update]: withoutDefaults({
       type: 'object',
-      description: `The fields to change (partial: absent fields stay). ${note}`,
+      description: `The fields to change (partial: absent fields stay). ${note} System keys (\`_id\`, \`_owner\`, \`createdAt\`, \`updatedAt\`) may only repeat the record's values.`,
       properties: fields,
+      propertyNames: KEY_NAME,
       additionalProperties: true,
-    },
+    }),
   };
 }
+
+/** Keys the server stores: not starting with `$`, without a dot, not `__proto__`. */
+const KEY_NAME: Schema = { pattern: '^(?!\\$)[^.]*$', not: { const: '__proto__' } };
+
+const SYSTEM = ['_id', '_owner', 'createdAt', 'updatedAt'];
 
 const ACCESS: Record<AccessLevel, Access> = { public: 'optional', private: 'user', 'only-user': 'user' };
 const RULE: Record<AccessLevel, string> = {
@@ -100,19 +118,24 @@ export function collectionPaths(c: CollectionDef): Record<string, Schema> {
   // Missing keys (hand-edited or imported settings) read as the database module's defaults.
   const s: CollectionDef['setting'] = Object.assign({ read: 'private', write: 'private', update: 'private' }, c.setting);
   const remove = s.remove ?? s.update;
-  const forbidden = (level: AccessLevel) => (level === 'only-user' ? [403] : []);
+  // 403: the record belongs to another user under an `only-user` rule; a change also needs the
+  // caller to be able to read the record (it answers with it), so `read: only-user` counts too.
+  const forbidden = (...levels: AccessLevel[]) => (levels.includes('only-user') ? [403] : []);
   const rule = (op: string, level: AccessLevel) => `\`setting.${op}\` = \`${level}\`: ${RULE[level]}.`;
 
   const update: OpSpec = {
     id: `records.${c._id}.update`, tag, summary: `Update a ${c._id} record`, access: ACCESS[s.update],
     description: `Partial update. ${rule('update', s.update)}`,
-    body: ref(names.update), ok: json(200, 'The record', ref(names.record)), errors: [404, 409, ...forbidden(s.update)],
+    body: ref(names.update), ok: json(200, 'The record', ref(names.record)), errors: [404, 409, ...forbidden(s.update, s.read)],
   };
   const list: OpSpec = {
     id: `records.${c._id}.list`, tag, summary: `List ${c._id} records`, access: ACCESS[s.read], list: true,
     description: `${rule('read', s.read)}${s.read === 'only-user' ? ' Lists hold the caller\'s own records only.' : ''}`,
-    params: [{ name: 'view', in: 'query', description: 'A view `_id` of this collection: its filter is ANDed with `filter[...]`', schema: { type: 'string' } }],
-    ok: json(200, 'A page of records', listOf(ref(names.record))),
+    params: [
+      { name: 'view', in: 'query', description: 'A view `_id` of this collection: its filter is ANDed with `filter[...]`', schema: { type: 'string' } },
+      ...filterParameters(['_id', ...(c.fields ?? []).map((f) => f._id).filter((k) => !SYSTEM.includes(k)), '_owner', 'createdAt', 'updatedAt']),
+    ],
+    ok: json(200, 'A page of records', pageOf(names.record)),
   };
   return {
     [`/database/${c._id}`]: pathItem(`/database/${c._id}`, {
@@ -131,7 +154,7 @@ export function collectionPaths(c: CollectionDef): Record<string, Schema> {
       ...putAndPatch(update),
       delete: {
         id: `records.${c._id}.delete`, tag, summary: `Delete a ${c._id} record`, access: ACCESS[remove],
-        description: rule('remove', remove), ok: noContent('Deleted'), errors: forbidden(remove),
+        description: rule('remove', remove), ok: noContent('Deleted'), errors: forbidden(remove, s.read),
       },
     }),
   };

@@ -12,13 +12,13 @@ import * as chats from '../chats/schemas.js';
 import * as hooks from '../webhooks/schemas.js';
 import * as scenarios from '../scenarios/schemas.js';
 import * as secrets from '../credentials/schemas.js';
-import { ref, type Schema } from './ops.js';
+import { listItemName, listItemSchema, ref, withoutDefaults, type Schema } from './ops.js';
 import { ID_PATTERN } from '../../core/ids.js';
 
 /** A request body schema from a zod schema (JSON Schema 2020-12, the dialect of OpenAPI 3.1). */
 export function fromZod(schema: z.ZodType, extra: Schema = {}): Schema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema;
-  return { ...rest, ...extra };
+  return withoutDefaults({ ...rest, ...extra });
 }
 
 const str: Schema = { type: 'string' };
@@ -122,7 +122,7 @@ const trigger: Schema = {
 
 const step: Schema = {
   type: 'object', required: ['type'], additionalProperties: true,
-  properties: { type: { type: 'string', enum: [...scenarios.STEP_TYPES] } },
+  properties: { type: { type: 'string', minLength: 1, maxLength: 64, description: `One of ${scenarios.STEP_TYPES.join(', ')} to run; a draft may hold any type (checked on activation and run)` } },
   description: 'http { method, url, headers, body }; record.create { collection, data }; record.update { collection, id, data }; '
     + 'record.delete { collection, id }; message.send { channelId, text, messageType }; delay { ms }. '
     + 'Strings may use {{event.data...}}, {{steps.N.output...}}, {{secrets.NAME}}.',
@@ -161,7 +161,7 @@ const error = obj({
 
 /** Every named schema of the document but the per-collection records (records.ts adds those). */
 export function componentSchemas(): Record<string, Schema> {
-  return {
+  const out: Record<string, Schema> = {
     Error: error,
     ListMeta: obj({ total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } }, ['total', 'limit', 'offset']),
     CollectionSetting: setting, Collection: collection, Field: field, View: view, Index: index, Record: record,
@@ -184,4 +184,10 @@ export function componentSchemas(): Record<string, Schema> {
     ScenarioCreate: fromZod(scenarios.NewScenarioBody), ScenarioUpdate: fromZod(scenarios.ScenarioChangesBody),
     SecretCreate: fromZod(secrets.NewCredentialBody), SecretUpdate: fromZod(secrets.CredentialChangesBody),
   };
+  // Items of the lists that take `fields=` (ops.ts pageOf).
+  for (const name of LISTED) out[listItemName(name)] = listItemSchema(out[name]);
+  return out;
 }
+
+/** The objects that list endpoints answer in pages. */
+const LISTED = ['Collection', 'Record', 'User', 'File', 'Channel', 'Member', 'Message', 'Webhook', 'WebhookLog', 'Scenario', 'Execution', 'Secret'];
