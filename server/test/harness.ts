@@ -3,12 +3,13 @@
 // HOMEBASE_TEST_DRIVER=postgres, a server given no data folder runs on PostgreSQL instead: a
 // fresh database of a throwaway cluster (HOMEBASE_TEST_PG_URL, started once by the PostgreSQL
 // run's global setup, or else one per test process) and a temporary files folder.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type ServerOptions, type StartedServer } from '../index.js';
 import { insertUser } from '../modules/users/repo.js';
 import { createSession } from '../modules/auth/sessions.js';
+import { assertConforms, looseRequest } from './openapi-conformance.js';
 
 /** The driver under test: `postgres` runs the suites' servers on PostgreSQL. */
 export const TEST_DRIVER: 'embedded' | 'postgres' = process.env.HOMEBASE_TEST_DRIVER === 'postgres' ? 'postgres' : 'embedded';
@@ -96,7 +97,14 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     const text = await res.text();
     let parsed: unknown = text;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
-    return { status: res.status, body: parsed as any, headers: res.headers, text };
+    const answer = { status: res.status, body: parsed as any, headers: res.headers, text };
+    // Workspace API answers must agree with the workspace's OpenAPI document.
+    assertConforms(srv, method, url, answer);
+    if (process.env.HOMEBASE_TEST_OPENAPI_LOOSE) {
+      const loose = looseRequest(srv, method, url, options.body, res.status);
+      if (loose) appendFileSync(process.env.HOMEBASE_TEST_OPENAPI_LOOSE, `${loose}\n`);
+    }
+    return answer;
   };
   const tokenRes = await send('POST', `${srv.url}/workspaces/${workspace}/token`, srv.consoleToken);
   if (tokenRes.status !== 200) throw new Error(`could not mint an admin token: ${tokenRes.text}`);

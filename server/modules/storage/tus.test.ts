@@ -7,12 +7,16 @@ import { join } from 'node:path';
 import { Upload, type UploadOptions } from 'tus-js-client';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
 import type { BusEvent } from '../../core/bus.js';
+import { checkedFetch } from '../../test/openapi-conformance.js';
 
 let t: TestServer;
 let userToken: string;
 let otherToken: string;
 const events: BusEvent[] = [];
 const ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+// The tus requests sent here are checked against the workspace's OpenAPI document, as the
+// harness checks its own.
+const fetch = checkedFetch(() => t.srv);
 
 function options(token: string, extra: Partial<UploadOptions> = {}): UploadOptions {
   return {
