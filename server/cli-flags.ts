@@ -76,6 +76,8 @@ Usage:
   homebase export --data DIR [--workspace demo] > dump.json
   homebase import --data DIR [--workspace demo] dump.json
   homebase mcp [--url URL | --data DIR] [--workspace demo]   Model Context Protocol server on stdio for coding agents
+  homebase types [--url URL | --data DIR] [--workspace demo] [--out FILE] [--watch]
+                                  TypeScript types of a workspace for openapi-fetch
   homebase --version
 
 Run 'homebase <command> --help' for a command's flags.

@@ -11,6 +11,7 @@ import { DumpFileError, readSeed } from './modules/workspaces/seed.js';
 import { ADMIN_FLAGS, ADMIN_HELP, ADMIN_OPTIONS, EXPORT_HELP, IMPORT_HELP, MAIN_HELP, SERVE_FLAGS, SERVE_HELP, SERVE_OPTIONS, fromEnv, type FlagSpec } from './cli-flags.js';
 import { logRequests } from './cli-requests.js';
 import { AdminCommandError, runAdmin } from './cli-admin.js';
+import { typesCommand } from './cli-types.js';
 
 export { SERVE_OPTIONS };
 
@@ -231,7 +232,7 @@ async function adminCommandRun(args: string[]) {
 // once its client hangs up (the server it may have started holds timers until then).
 const mcp = (args: string[]) => import('./mcp/command.js').then(async (m) => { await m.mcpCommand(args); process.exit(); });
 
-export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand, admin: adminCommandRun, mcp };
+export const commands: Record<string, (args: string[]) => Promise<void>> = { serve, export: exportCommand, import: importCommand, admin: adminCommandRun, mcp, types: typesCommand };
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;

@@ -16,7 +16,7 @@ import { generatePassword } from './service.js';
 /** A failure to report in one line (no stack): bad dump, unknown workspace, missing folder. */
 export class OfflineError extends Error {}
 
-async function withDataFolder<T>(dataDir: string, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+export async function withDataFolder<T>(dataDir: string, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const release = acquireLock(dataDir);
   let registry: Registry | undefined;
   try {
