@@ -14,11 +14,29 @@ import * as scenarios from '../scenarios/schemas.js';
 import * as secrets from '../credentials/schemas.js';
 import { listItemName, listItemSchema, ref, withoutDefaults, type Schema } from './ops.js';
 import { ID_PATTERN } from '../../core/ids.js';
+import { SERVER_FIELDS } from '../../core/read-only.js';
 
 /** A request body schema from a zod schema (JSON Schema 2020-12, the dialect of OpenAPI 3.1). */
 export function fromZod(schema: z.ZodType, extra: Schema = {}): Schema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema;
   return withoutDefaults({ ...rest, ...extra });
+}
+
+/** A create body that refuses these keys outright (422 `read_only`): each is a `false` schema. */
+function refusing(schema: Schema, keys: readonly string[]): Schema {
+  const properties = { ...((schema.properties ?? {}) as Schema) };
+  for (const k of keys) properties[k] = false;
+  return {
+    ...schema, properties,
+    description: `${schema.description ? `${String(schema.description)} ` : ''}${keys.map((k) => `\`${k}\``).join(', ')} are the server's (422 \`read_only\`).`,
+  };
+}
+
+/** A message's `text` must hold a character that is not white space (a refinement zod cannot
+ *  convert; the same rule as a pattern). */
+function notBlank(schema: Schema): Schema {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  return { ...schema, properties: { ...properties, text: { ...properties.text, pattern: '\\S' } } };
 }
 
 const str: Schema = { type: 'string' };
@@ -173,16 +191,16 @@ export function componentSchemas(): Record<string, Schema> {
     FieldCreate: fromZod(db.NewFieldBody), FieldUpdate: fromZod(db.FieldPatchBody),
     ViewCreate: fromZod(db.NewViewBody), ViewUpdate: fromZod(db.ViewPatchBody), IndexCreate: fromZod(db.NewIndexBody),
     RecordInput: { type: 'object', additionalProperties: true, description: 'The record\'s fields' },
-    RegisterBody: fromZod(auth.RegisterBody), LoginBody: fromZod(auth.LoginBody), RefreshBody: fromZod(auth.RefreshBody),
+    RegisterBody: refusing(fromZod(auth.RegisterBody), auth.REGISTER_READ_ONLY), LoginBody: fromZod(auth.LoginBody), RefreshBody: fromZod(auth.RefreshBody),
     LogoutBody: fromZod(auth.LogoutBody), ForgotPasswordBody: fromZod(auth.ForgotBody), ResetPasswordBody: fromZod(auth.ResetBody),
     ProfileUpdate: fromZod(auth.UpdateMeBody, { description: `Profile fields; ${auth.ME_READ_ONLY.join(', ')} are read-only (422)` }),
     ChangePasswordBody: fromZod(auth.ChangePasswordBody),
-    UserCreate: fromZod(users.CreateUserBody), UserUpdate: fromZod(users.UpdateUserBody),
-    ChannelCreate: fromZod(chats.createChannelSchema), ChannelUpdate: fromZod(chats.updateChannelSchema), MemberAdd: fromZod(chats.addMemberSchema),
-    MessageCreate: fromZod(chats.postMessageSchema), MessageUpdate: fromZod(chats.updateMessageSchema),
-    WebhookCreate: fromZod(hooks.NewWebhookBody), WebhookUpdate: fromZod(hooks.WebhookChangesBody),
-    ScenarioCreate: fromZod(scenarios.NewScenarioBody), ScenarioUpdate: fromZod(scenarios.ScenarioChangesBody),
-    SecretCreate: fromZod(secrets.NewCredentialBody), SecretUpdate: fromZod(secrets.CredentialChangesBody),
+    UserCreate: refusing(fromZod(users.CreateUserBody), users.SYSTEM_FIELDS), UserUpdate: fromZod(users.UpdateUserBody),
+    ChannelCreate: refusing(fromZod(chats.createChannelSchema), chats.NEW_CHANNEL_READ_ONLY), ChannelUpdate: fromZod(chats.updateChannelSchema), MemberAdd: fromZod(chats.addMemberSchema),
+    MessageCreate: notBlank(refusing(fromZod(chats.postMessageSchema), chats.NEW_MESSAGE_READ_ONLY)), MessageUpdate: notBlank(fromZod(chats.updateMessageSchema)),
+    WebhookCreate: refusing(fromZod(hooks.NewWebhookBody), SERVER_FIELDS), WebhookUpdate: fromZod(hooks.WebhookChangesBody),
+    ScenarioCreate: refusing(fromZod(scenarios.NewScenarioBody), SERVER_FIELDS), ScenarioUpdate: fromZod(scenarios.ScenarioChangesBody),
+    SecretCreate: refusing(fromZod(secrets.NewCredentialBody), SERVER_FIELDS), SecretUpdate: fromZod(secrets.CredentialChangesBody),
   };
   // Items of the lists that take `fields=` (ops.ts pageOf).
   for (const name of LISTED) out[listItemName(name)] = listItemSchema(out[name]);
