@@ -187,7 +187,9 @@ export class PgDocStore implements Store {
   constructor(private readonly db: PgDatabase, readonly table: string) {}
 
   async get(id: string): Promise<Doc | undefined> {
-    if (typeof id !== 'string') return undefined;
+    // No stored id holds NUL (PostgreSQL text cannot): such a read finds nothing, as on the
+    // embedded driver, instead of PostgreSQL's encoding error.
+    if (typeof id !== 'string' || id.includes('\u0000')) return undefined;
     return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id])).rows[0]?.doc;
   }
 
