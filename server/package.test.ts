@@ -53,8 +53,11 @@ beforeAll(async () => {
     { cwd: project, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'warn' } });
   installLog = install.stdout + install.stderr;
   // The test runner and the compiler come from this repository (the project's own install of
-  // them would only repeat a download): linked, as a project's devDependencies would be.
-  for (const tool of ['vitest', 'typescript']) symlinkSync(join(ROOT, 'node_modules', tool), join(project, 'node_modules', tool), 'dir');
+  // them would only repeat a download): linked, as a project's devDependencies would be. The
+  // compiler may be there already (`homebase types` depends on it).
+  for (const tool of ['vitest', 'typescript']) {
+    if (!existsSync(join(project, 'node_modules', tool))) symlinkSync(join(ROOT, 'node_modules', tool), join(project, 'node_modules', tool), 'dir');
+  }
 }, 600_000);
 
 afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
