@@ -22,7 +22,8 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router'],
+  // openapi-typescript and TypeScript serve `homebase types` only (loaded on use): left installed.
+  external: ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router', 'openapi-typescript', 'typescript'],
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
   logLevel: 'warning',
