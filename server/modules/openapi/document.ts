@@ -42,7 +42,7 @@ function fixedParts() {
       ...webhooksPaths(), ...scenariosPaths(), ...credentialsPaths(),
       '/openapi.json': pathItem('/openapi.json', {
         get: {
-          id: 'openapi', tag: 'meta', summary: 'This OpenAPI document', access: 'none',
+          id: 'openapi', tag: 'meta', summary: 'This OpenAPI document', access: 'none', anyKey: true,
           description: 'Generated per request from the workspace\'s collections; no token needed (a bad one is still a 401). '
             + 'Its `ETag` changes with the schema: `If-None-Match` answers 304 while it has not changed.',
           params: [{ name: 'If-None-Match', in: 'header', schema: { type: 'string' } }],
@@ -84,7 +84,7 @@ export function buildDocument(input: DocumentInput): Schema {
       description: description(input.workspace, realtime),
     },
     servers: [{ url: serverUrl, description: `Workspace ${input.workspace}` }],
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { apiKey: [] }],
     tags: [
       ...TAGS.slice(0, 2),
       ...input.collections.map((c) => ({ name: `records: ${c._id}`, description: `Records of ${c.name === c._id ? `\`${c._id}\`` : `\`${c._id}\` (${c.name})`}` })),
@@ -99,6 +99,12 @@ export function buildDocument(input: DocumentInput): Schema {
         bearerAuth: {
           type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
           description: 'Access token from `POST /auth/login` (or register, refresh, impersonate): `Authorization: Bearer <ACCESS_TOKEN>`.',
+        },
+        apiKey: {
+          type: 'apiKey', in: 'header', name: 'X-API-Key',
+          description: 'A workspace API key (`hbk_...`, made by an administrator), instead of a bearer token: it acts as its own principal, '
+            + 'within its scopes (database:read/write, storage:read/write, chats:read/write, users:read/admin, automation:admin; '
+            + 'a request outside them is a 403 naming the scope). `/auth` endpoints take no key.',
         },
         tokenQuery: {
           type: 'apiKey', in: 'query', name: 'token',

@@ -139,7 +139,9 @@ describe('GET /openapi.json', () => {
     expect(res.body.info).toMatchObject({ title: expect.stringContaining('demo'), version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(res.body.servers).toEqual([{ url: t.api, description: expect.any(String) }]);
     expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    expect(res.body.security).toEqual([{ bearerAuth: [] }]);
+    expect(res.body.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
+    expect(res.body.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(res.body.components.securitySchemes.tokenQuery).toMatchObject({ type: 'apiKey', in: 'query', name: 'token' });
     expect(res.body.info.description).toContain(`${t.api.replace(/^http/, 'ws')}/realtime`);
     // An admin token changes nothing.
     expect((await t.req('GET', '/openapi.json')).body).toEqual(res.body);
@@ -319,10 +321,9 @@ describe('GET /openapi.json', () => {
     // Filters: plain parameter names per field and operator, which default serializers send.
     const filterNames = list.get.parameters.map((p: Json) => p.name ?? p.$ref);
     expect(filterNames).toEqual(expect.arrayContaining(['filter[age]', 'filter[age][$gte]', 'filter[name][$contains]', 'filter[createdAt][$lt]', 'view']));
-    expect(list.get.security).toEqual([{}, { bearerAuth: [] }]); // public read
+    expect(list.get.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]); // public read
     expect(list.post.security).toBeUndefined(); // private write: the document's default (bearer)
     expect(Object.keys(one.put.responses)).toContain('403'); // only-user update
-    expect(Object.keys(one.get.responses)).not.toContain('403'); // public read
     expect(Object.keys(one.get.responses)).toContain('400'); // a malformed percent-encoded id
     expect(Object.keys(one.delete.responses)).toEqual(expect.arrayContaining(['403', '500', '507']));
     expect(one.get.responses.default).toBeUndefined();

@@ -38,6 +38,8 @@ export interface OpSpec {
   errors?: number[];
   /** Security requirements replacing the ones of `access`. */
   security?: Schema[];
+  /** Any API key may call it (no scope needed): no 403 for a key (the document itself). */
+  anyKey?: boolean;
 }
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -87,9 +89,9 @@ export const noContent = (description: string): Success => ({ status: 204, descr
 
 /** The reusable error responses, by status; each carries the contract's error body. */
 const ERROR_RESPONSES: Record<number, { name: string; code: string; description: string; headers?: Record<string, Schema> }> = {
-  400: { name: 'BadRequest', code: 'BAD_REQUEST', description: 'Malformed request: body not valid JSON or not an object, bad list query (limit, offset, sort, fields, unknown filter operator), malformed percent-encoding in a path segment (`%ZZ`).' },
+  400: { name: 'BadRequest', code: 'BAD_REQUEST', description: 'Malformed request: body not valid JSON or not an object, bad list query (limit, offset, sort, fields, unknown filter operator, over a list limit), malformed percent-encoding in a path segment (`%ZZ`), a bearer token and an `X-API-Key` sent together.' },
   401: { name: 'Unauthorized', code: 'UNAUTHORIZED', description: 'Token missing where one is needed, or malformed, expired, revoked, of a deleted user or of another workspace (a bad token is refused even where none is needed); wrong credentials.' },
-  403: { name: 'Forbidden', code: 'FORBIDDEN', description: 'Valid token, insufficient rights (not an administrator, not the owner or a member).' },
+  403: { name: 'Forbidden', code: 'FORBIDDEN', description: 'Valid token, insufficient rights (not an administrator, not the owner or a member), or an API key without the scope the request needs (`details.scope`).' },
   404: { name: 'NotFound', code: 'NOT_FOUND', description: 'Unknown workspace, route, collection or `{id}`.' },
   409: { name: 'Conflict', code: 'CONFLICT', description: 'Duplicate `_id`, duplicate email or name, unique index violated, or a state that forbids the change.' },
   413: { name: 'PayloadTooLarge', code: 'PAYLOAD_TOO_LARGE', description: 'JSON body over 1 MiB, simple upload over 50 MiB (both configurable).' },
@@ -196,11 +198,14 @@ const BODY_METHODS = new Set<Method>(['post', 'put', 'patch']);
 /** Methods whose requests write: a full disk answers them 507. */
 const WRITE_METHODS = new Set<Method>(['post', 'put', 'patch', 'delete']);
 
-/** One operation. `pathParams`: its path has parameters, which a malformed percent-encoding
- *  (`%ZZ`) makes a 400. */
-export function operation(method: Method, spec: OpSpec, pathParams = false): Schema {
-  const statuses = new Set<number>([401, 404, 500, 503, ...(spec.errors ?? [])]);
-  if (pathParams) statuses.add(400);
+/** One operation. */
+export function operation(method: Method, spec: OpSpec): Schema {
+  // Every operation: 400 for a bearer token and an X-API-Key sent together (and for a malformed
+  // percent-encoding in the workspace id or a path parameter), 401 for a bad
+  // credential, 403 for an API key without the scope the request needs (or on /auth, which no key
+  // opens), 404 for an unknown workspace, 500 and 503.
+  const statuses = new Set<number>([400, 401, 404, 500, 503, ...(spec.errors ?? [])]);
+  if (!spec.anyKey) statuses.add(403);
   if (WRITE_METHODS.has(method)) statuses.add(507);
   if (spec.access === 'admin') statuses.add(403);
   if (spec.list) statuses.add(400);
@@ -241,7 +246,7 @@ export function operation(method: Method, spec: OpSpec, pathParams = false): Sch
 /** The document requires the bearer token by default; open endpoints say so. */
 function securityOf(access: Access): Schema {
   if (access === 'none') return { security: [] };
-  if (access === 'optional') return { security: [{}, { bearerAuth: [] }] };
+  if (access === 'optional') return { security: [{}, { bearerAuth: [] }, { apiKey: [] }] };
   return {};
 }
 
@@ -262,7 +267,7 @@ export function pathItem(path: string, ops: Partial<Record<Method, OpSpec>>): Sc
       name, in: 'path', required: true, description: PARAM_DOC[name] ?? name, schema: { type: 'string' },
     }));
   }
-  for (const [method, spec] of Object.entries(ops) as Array<[Method, OpSpec]>) item[method] = operation(method, spec, names.length > 0);
+  for (const [method, spec] of Object.entries(ops) as Array<[Method, OpSpec]>) item[method] = operation(method, spec);
   return item;
 }
 

@@ -107,7 +107,7 @@ function download(id: string, summary: string): OpSpec {
   return {
     id, tag: STORAGE, summary, access: 'user',
     description: 'Honours `Range` (206, 416) and `If-None-Match` (304). `?token=<ACCESS_TOKEN>` may replace the Authorization header (for `<img src>`): the `tokenQuery` scheme.',
-    security: [{ bearerAuth: [] }, { tokenQuery: [] }],
+    security: [{ bearerAuth: [] }, { apiKey: [] }, { tokenQuery: [] }],
     params: [
       { name: 'Range', in: 'header', schema: { type: 'string' }, example: 'bytes=0-1023' },
       { name: 'If-None-Match', in: 'header', schema: { type: 'string' } },
