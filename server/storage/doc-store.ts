@@ -287,7 +287,8 @@ export class DocStore {
 
   /** The query as steps to run (query.ts: querySteps), unremembered. */
   querySteps(query: StoreQuery): ReturnType<typeof querySteps> {
-    return querySteps(this.engine, this.count, query);
+    const started = this.generation;
+    return querySteps(this.engine, this.count, query, { changed: () => this.generation !== started, size: () => this.count });
   }
 
   private findWith(query: StoreQuery, run: (q: StoreQuery) => QueryResult | Promise<QueryResult>): QueryResult | Promise<QueryResult> {

@@ -41,14 +41,16 @@ function walk(value: unknown, parts: string[], i: number): unknown {
   return walk(next, parts, i + 1);
 }
 
-/** Work (documents visited, values compared or moved) between two looks at the clock. */
-const STEP = 1024;
+/** Work (documents visited, values compared or moved) between two looks at the clock: each
+ *  loop over documents runs in plain functions a chunk at a time, the generator around them
+ *  only pauses between chunks (V8 runs long loops inside a generator slower). */
+const CHUNK = 1024;
 /** A query that has run this long gives the event loop a turn before it goes on, so that no
  *  list request holds the server for longer (other requests, health checks, timers and
  *  sockets are served in between). */
 export const SLICE_MS = 8;
 
-/** The steps of a query: a generator that yields every STEP units of work or so. */
+/** The steps of a query: a generator that yields every CHUNK units of work or so. */
 type Steps<T> = Generator<void, T, void>;
 
 /** Runs the steps to the end at once (small stores, internal reads). */
@@ -91,35 +93,72 @@ export function runQuery(engine: NedbEngine, totalDocs: number, q: StoreQuery): 
   return runSteps(querySteps(engine, totalDocs, q));
 }
 
-export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery): Steps<QueryResult> {
+/** What a query that pauses needs to know of its store. */
+export interface LiveStore {
+  /** Has the content changed since the query started? */
+  changed(): boolean;
+  /** The number of documents now. */
+  size(): number;
+}
+
+export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery, live?: LiveStore, copyBuckets = false): Steps<QueryResult> {
   const sort = q.sort.length ? q.sort : DEFAULT_SORT;
   const want = q.offset + q.limit;
 
-  // 1. The narrowest equality bucket among indexed conditions.
+  // 1. The narrowest candidate set among indexed conditions: an equality bucket, or the range of
+  //    an index that numeric range conditions ($gt $gte $lt $lte) on its field select; both sizes
+  //    are known without visiting a document (a range sums its keys' buckets).
   let candidates: Doc[] | null = null;
-  let covered: Condition | null = null;
+  let candidateCount = totalDocs;
+  let covered: Condition[] = [];
   for (const c of q.conditions) {
     if (c.op !== '$eq' && c.op !== '$in') continue;
     const index = singleIndex(engine, c.path);
     if (!index || c.values.some(isObjectLike)) continue;
     const bucket = index.getMatching(c.values.length === 1 ? c.values[0] : c.values) as Doc[];
-    if (!candidates || bucket.length < candidates.length) { candidates = bucket; covered = c; }
+    if (covered.length === 0 || bucket.length < candidateCount) { candidates = bucket; candidateCount = bucket.length; covered = [c]; }
   }
-  // A bucket is the index's own array, changed in place by writes: a walk that may pause keeps a copy.
-  if (candidates && candidates.length > STEP) candidates = candidates.slice();
-  const rest = covered ? q.conditions.filter((c) => c !== covered) : q.conditions;
+  const ranges = numericRanges(engine, q.conditions);
+  let range: NumericRange | undefined;
+  for (const r of ranges.values()) {
+    const n = yield* walkRange(r, null);
+    if (covered.length === 0 || n < candidateCount) { range = r; candidates = null; candidateCount = n; covered = r.conditions; }
+  }
+  // A bucket is the index's own array, changed in place by writes. A pass over it that paused
+  // while the store changed starts the query again on a copy (copying every bucket up front
+  // cost more than the pass itself). Without a LiveStore the steps are run to the end at once.
+  let copied = !live;
+  if (candidates && copyBuckets && candidates.length > CHUNK) { candidates = candidates.slice(); copied = true; }
+  const bucketPass = function* <T>(steps: Steps<T>): Steps<T | typeof AGAIN> {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      yield;
+      if (!copied && live!.changed()) return AGAIN;
+    }
+  };
+  const rest = covered.length ? q.conditions.filter((c) => !covered.includes(c)) : q.conditions;
   const matchRest = compileMatcher(rest, q.or);
   const matchAll = compileMatcher(q.conditions, q.or);
-  const candidateCount = candidates ? candidates.length : totalDocs;
-  let all: Doc[] | undefined;
-  const pool = () => candidates ?? (all ??= engine.getAllData() as Doc[]);
-
-  function* countMatches(): Steps<number> {
-    if (rest.length === 0 && !q.or?.length) return candidateCount;
-    return yield* countIn(pool(), matchRest);
+  const restOrNull = rest.length || q.or?.length ? matchRest : null;
+  /** The candidates as an array, gathered when first needed (a range's documents, or all). */
+  function* pool(): Steps<Doc[]> {
+    if (candidates) return candidates;
+    copied = true;
+    if (range) { const docs: Doc[] = []; yield* walkRange(range, docs); return (candidates = docs); }
+    return (candidates = yield* allDocs(engine));
   }
 
-  if (q.limit === 0) return { data: [], total: yield* countMatches() };
+  function* countMatches(): Steps<number | typeof AGAIN> {
+    if (rest.length === 0 && !q.or?.length) return candidateCount;
+    return yield* bucketPass(countIn(yield* pool(), matchRest));
+  }
+  const again = () => querySteps(engine, live!.size(), q, live, true);
+
+  if (q.limit === 0) {
+    const total = yield* countMatches();
+    return total === AGAIN ? yield* again() : { data: [], total };
+  }
 
   if (q.window) {
     // Keyset paging: read limit + 1 from the window's position on (walking the first key's
@@ -128,11 +167,18 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
     const position = q.window.seek;
     const after = position ? afterPosition(keys, position) : null;
     const index = orderedIndex(engine, keys[0].path);
-    const read = index && candidateCount > SCAN_THRESHOLD
-      ? yield* scanInOrder(index, keys, after ? (d) => matchAll(d) && after(d) : matchAll, q.offset + q.limit + 1, position ? { key: position[0] } : undefined)
-      : (yield* selectTopSteps(pool(), after ? (d) => matchRest(d) && after(d) : (rest.length || q.or?.length ? matchRest : null), keys, q.offset + q.limit + 1, comparator(keys))).page;
+    let read: Doc[];
+    if (index && candidateCount > SCAN_THRESHOLD) {
+      read = yield* scanInOrder(index, keys, after ? (d) => matchAll(d) && after(d) : matchAll, q.offset + q.limit + 1, undefined, position ? { key: position[0], inclusive: true } : undefined);
+    } else {
+      const top = yield* bucketPass(selectTopSteps(yield* pool(), after ? (d) => matchRest(d) && after(d) : restOrNull, keys, q.offset + q.limit + 1, comparator(keys)));
+      if (top === AGAIN) return yield* again();
+      read = top.page;
+    }
     const windowPage = finishWindow(q, keys, read.slice(q.offset));
-    return { data: q.fields ? windowPage.map((d) => project(d, q.fields!)) : windowPage, total: yield* countMatches() };
+    const total = yield* countMatches();
+    if (total === AGAIN) return yield* again();
+    return { data: q.fields ? windowPage.map((d) => project(d, q.fields!)) : windowPage, total };
   }
 
   const sortIndex = orderedIndex(engine, sort[0].path);
@@ -140,21 +186,139 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
   let page: Doc[];
   let total: number;
   if (sortIndex && candidateCount > SCAN_THRESHOLD && want <= candidateCount) {
-    page = yield* scanInOrder(sortIndex, sort, matchAll, want);
-    total = yield* countMatches();
+    // A range on the sort field itself bounds the walk: it starts at one end of the range.
+    page = yield* scanInOrder(sortIndex, sort, matchAll, want, ranges.get(sort[0].path));
+    const counted = yield* countMatches();
+    if (counted === AGAIN) return yield* again();
+    total = counted;
   } else {
-    ({ page, total } = yield* selectTopSteps(pool(), rest.length || q.or?.length ? matchRest : null, sort, want, cmp));
+    const top = yield* bucketPass(selectTopSteps(yield* pool(), restOrNull, sort, want, cmp));
+    if (top === AGAIN) return yield* again();
+    ({ page, total } = top);
   }
   page = page.slice(q.offset);
   return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total };
 }
 
+/** A pass over a live bucket saw the store change: start again. */
+const AGAIN = Symbol('again');
+
+/** One end of a range of index keys. */
+interface Bound { key: number; inclusive: boolean }
+
+/** The numbers an index holds between two bounds, and the range conditions that select them. */
+interface NumericRange { index: NedbIndex; lo: Bound; hi: Bound; conditions: Condition[] }
+
+/** The numeric range conditions on indexed fields, merged by field (`$gte=20&$lt=30`). A range
+ *  condition on a number matches numbers in the range and strings that read as such numbers
+ *  (comparesAny); in an index, numbers sit together in order and strings after them, so an
+ *  index with no string key (and no array, which it would hold under each element) has exactly
+ *  the matches in its number keys between the bounds. Others are left to the matcher. */
+function numericRanges(engine: NedbEngine, conditions: Condition[]): Map<string, NumericRange> {
+  const out = new Map<string, NumericRange>();
+  for (const c of conditions) {
+    if (!RANGE_OPS.has(c.op) || c.kind || c.values.length !== 1 || typeof c.values[0] !== 'number') continue;
+    let r = out.get(c.path);
+    if (!r) {
+      const index = singleIndex(engine, c.path);
+      if (!index || arrayDocsOf(index) !== 0 || hasStringKey(index)) continue;
+      r = { index, lo: { key: -Infinity, inclusive: true }, hi: { key: Infinity, inclusive: true }, conditions: [] };
+      out.set(c.path, r);
+    }
+    const key = c.values[0] as number;
+    const inclusive = c.op === '$gte' || c.op === '$lte';
+    if (c.op === '$gt' || c.op === '$gte') {
+      if (key > r.lo.key || (key === r.lo.key && !inclusive)) r.lo = { key, inclusive };
+    } else if (key < r.hi.key || (key === r.hi.key && !inclusive)) r.hi = { key, inclusive };
+    r.conditions.push(c);
+  }
+  return out;
+}
+
+const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
+
+function hasStringKey(index: NedbIndex): boolean {
+  const stack = seek(index, false, { key: '', inclusive: true });
+  return stack.length > 0 && typeof stack[stack.length - 1].key === 'string';
+}
+
+function inRange(key: unknown, r: { lo: Bound; hi: Bound }): boolean {
+  return typeof key === 'number' && (key > r.lo.key || (key === r.lo.key && r.lo.inclusive)) && (key < r.hi.key || (key === r.hi.key && r.hi.inclusive));
+}
+
+/** Counts the documents under the range's keys (visiting keys, not documents), and gathers them
+ *  into `into` when given. */
+function* walkRange(r: NumericRange, into: Doc[] | null): Steps<number> {
+  const walk: RangeWalk = { stack: seek(r.index, false, r.lo), n: 0, last: undefined, done: false };
+  for (;;) {
+    rangeChunk(r, walk, into);
+    if (walk.done) return walk.n;
+    yield;
+    walk.stack = seek(r.index, false, { key: walk.last, inclusive: false });
+  }
+}
+
+interface RangeWalk { stack: AvlNode[]; n: number; last: unknown; done: boolean }
+
+/** walkRange's work up to about CHUNK units (plain code: loops in a generator run slower). */
+function rangeChunk(r: NumericRange, w: RangeWalk, into: Doc[] | null): void {
+  let work = 0;
+  const stack = w.stack;
+  while (stack.length) {
+    const current = stack.pop()!;
+    if (!inRange(current.key, r)) break;
+    for (let node = current.right; node; node = node.left) stack.push(node);
+    const data = current.data as Doc[];
+    w.n += data.length;
+    if (into) for (let i = 0; i < data.length; i++) into.push(data[i]);
+    work += into ? data.length : 1;
+    if (work >= CHUNK) { w.last = current.key; return; }
+  }
+  w.done = true;
+}
+
+/** Every document, in id order: the `_id` index walked a chunk at a time (its list in one go
+ *  took tens of ms at 100,000 documents). A store whose `_id` index is not built yet answers
+ *  from its load (doc-store.ts). */
+function* allDocs(engine: NedbEngine): Steps<Doc[]> {
+  const index = Object.prototype.hasOwnProperty.call(engine.indexes, '_id') ? engine.indexes._id : undefined;
+  if (!index) return engine.getAllData() as Doc[];
+  const out: Doc[] = [];
+  const walk = { stack: seek(index, false), last: undefined as unknown, done: false };
+  for (;;) {
+    collectChunk(walk, out);
+    if (walk.done) return out;
+    yield;
+    walk.stack = seek(index, false, { key: walk.last, inclusive: false });
+  }
+}
+
+function collectChunk(w: { stack: AvlNode[]; last: unknown; done: boolean }, into: Doc[]): void {
+  const stack = w.stack;
+  let work = 0;
+  while (stack.length) {
+    const current = stack.pop()!;
+    for (let node = current.right; node; node = node.left) stack.push(node);
+    const data = current.data as Doc[];
+    for (let i = 0; i < data.length; i++) into.push(data[i]);
+    work += data.length;
+    if (work >= CHUNK) { w.last = current.key; return; }
+  }
+  w.done = true;
+}
+
 function* countIn(pool: readonly Doc[], match: (d: Doc) => boolean): Steps<number> {
   let n = 0;
-  for (let i = 0; i < pool.length; i++) {
-    if (match(pool[i])) n++;
-    if ((i & (STEP - 1)) === STEP - 1) yield;
+  for (let from = 0; from < pool.length; from += CHUNK) {
+    if (from > 0) yield;
+    n += countChunk(pool, match, from, Math.min(pool.length, from + CHUNK));
   }
+  return n;
+}
+
+function countChunk(pool: readonly Doc[], match: (d: Doc) => boolean, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (match(pool[i])) n++;
   return n;
 }
 
@@ -193,48 +357,78 @@ export function comparator(sort: SortKey[]) {
 
 /** Walks the index in the sort's direction, stopping once `want` matches are found. Each
  *  document sits under one key (orderedIndex); documents that share a key are ordered by the
- *  remaining sort keys, then id, and only as many as still needed are kept. Pauses only between
- *  keys; after a pause it finds its place again from the root (writes may have reshaped the
- *  tree), just after the last key it finished. */
-function* scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number, from?: { key: unknown }): Steps<Doc[]> {
-  const out: Doc[] = [];
-  const tieCmp = comparator(sort.slice(1));
-  const descending = sort[0].dir === -1;
-  // From the start, or (a keyset window) from the first key not before `from.key`.
-  let stack = from ? seek(index, descending, true, from.key, true) : seek(index, descending, false, undefined);
+ *  remaining sort keys, then id, and only as many as still needed are kept. With `range` (numeric
+ *  range conditions on the sort field) the walk starts at the range's first key in its direction
+ *  and ends after its last; with `start` (a keyset window) it starts at that key. Pauses only between keys; after a pause it finds its place again
+ *  from the root (writes may have reshaped the tree), just after the last key it finished. */
+function* scanInOrder(index: NedbIndex, sort: SortKey[], match: (d: Doc) => boolean, want: number, range?: NumericRange,
+  start?: { key: unknown; inclusive: boolean }): Steps<Doc[]> {
+  const w: IndexWalk = {
+    index, range, match, want, descending: sort[0].dir === -1, tieCmp: comparator(sort.slice(1)),
+    stack: [], out: [], last: undefined, bigTies: null,
+  };
+  // From the start, the range's first key, or (a keyset window) a given key on.
+  w.stack = seek(index, w.descending, start ?? (range && (w.descending ? range.hi : range.lo)));
+  for (;;) {
+    const more = walkChunk(w);
+    if (w.bigTies) {
+      // Many documents under one key: ordered in steps too.
+      for (const d of yield* sortedTop(w.bigTies, w.tieCmp, want - w.out.length)) w.out.push(d);
+      w.bigTies = null;
+    }
+    if (!more || w.out.length >= want) return w.out;
+    yield;
+    w.stack = seek(index, w.descending, { key: w.last, inclusive: false });
+  }
+}
+
+interface IndexWalk {
+  index: NedbIndex; range: NumericRange | undefined; match: (d: Doc) => boolean; want: number;
+  descending: boolean; tieCmp: (a: Doc, b: Doc) => number;
+  stack: AvlNode[]; out: Doc[];
+  /** The key last finished (a paused walk resumes after it). */
+  last: unknown;
+  /** The matches under the last key, when too many to order at once. */
+  bigTies: Doc[] | null;
+}
+
+/** scanInOrder's walk for about CHUNK documents, or up to a key with many matches (left in
+ *  `bigTies`); false once the walk is over. */
+function walkChunk(w: IndexWalk): boolean {
   let work = 0;
-  while (stack.length && out.length < want) {
+  const { stack, out, match, descending, range } = w;
+  while (stack.length && out.length < w.want) {
     const current = stack.pop()!;
+    if (range && !inRange(current.key, range)) return false;
     for (let node = descending ? current.left : current.right; node; node = descending ? node.right : node.left) stack.push(node);
+    w.last = current.key;
     const data = current.data as Doc[];
     if (data.length === 1) {
       if (match(data[0])) out.push(data[0]);
       work++;
     } else {
       const hits: Doc[] = [];
-      for (const d of data) if (match(d)) hits.push(d);
+      for (let i = 0; i < data.length; i++) if (match(data[i])) hits.push(data[i]);
       work += data.length;
-      for (const d of yield* sortedTop(hits, tieCmp, want - out.length)) out.push(d);
+      if (hits.length > RUN) { w.bigTies = hits; return stack.length > 0; }
+      const top = topKNow(hits, w.tieCmp, w.want - out.length);
+      for (let i = 0; i < top.length; i++) out.push(top[i]);
     }
-    if (work >= STEP) {
-      work = 0;
-      yield;
-      stack = seek(index, descending, true, current.key);
-    }
+    if (work >= CHUNK) return stack.length > 0;
   }
-  return out;
+  return false;
 }
 
-/** The in-order walk's stack positioned at the first key of the index (`after` false), or at
- *  the first key strictly after `key` in the walk's direction (with `inclusive`, at `key`
- *  itself when the index holds it); its top is the next node. */
-function seek(index: NedbIndex, descending: boolean, after: boolean, key: unknown, inclusive = false): AvlNode[] {
+/** The in-order walk's stack positioned at the first key of the index in the walk's direction,
+ *  or, with `from`, at the first key at or after (`inclusive`) or strictly after `from.key` in
+ *  that direction; its top is the next node. */
+function seek(index: NedbIndex, descending: boolean, from?: { key: unknown; inclusive: boolean }): AvlNode[] {
   const stack: AvlNode[] = [];
   const root = index.tree.tree;
   if (!Object.prototype.hasOwnProperty.call(root, 'key')) return stack;
   for (let node: AvlNode | null | undefined = root; node;) {
-    const c = after ? compareThings(node.key, key) * (descending ? -1 : 1) : 1;
-    if (c > 0 || (inclusive && c === 0)) { stack.push(node); node = descending ? node.right : node.left; }
+    const c = from ? compareThings(node.key, from.key) * (descending ? -1 : 1) : 1;
+    if (c > 0 || (c === 0 && from!.inclusive)) { stack.push(node); node = descending ? node.right : node.left; }
     else node = descending ? node.left : node.right;
   }
   return stack;
@@ -261,49 +455,68 @@ function* selectTopSteps(pool: readonly Doc[], match: ((d: Doc) => boolean) | nu
     let matched: Doc[];
     if (match) {
       matched = [];
-      for (let i = 0; i < pool.length; i++) {
-        if (match(pool[i])) matched.push(pool[i]);
-        if ((i & (STEP - 1)) === STEP - 1) yield;
+      for (let from = 0; from < pool.length; from += CHUNK) {
+        if (from > 0) yield;
+        filterChunk(pool, match, from, Math.min(pool.length, from + CHUNK), matched);
       }
     } else {
       matched = pool.slice();
     }
     return { page: yield* sortedTop(matched, cmp, k), total: matched.length };
   }
-  const { path, dir } = sort[0];
-  const read = fieldReader(path);
-  const docs: Doc[] = [];
-  const keys: unknown[] = [];
-  let worstDoc: Doc | undefined;
-  let worstKey: unknown;
-  let total = 0;
-  for (let i = 0; i < pool.length; i++) {
-    if ((i & (STEP - 1)) === STEP - 1) yield;
-    const d = pool[i];
-    if (match !== null && !match(d)) continue;
-    total++;
-    if (k === 0) continue;
-    const v = read(d);
-    if (docs.length === k) {
-      const c = (typeof v === 'number' && typeof worstKey === 'number') || (typeof v === 'string' && typeof worstKey === 'string')
-        ? (v < worstKey ? -1 : v > worstKey ? 1 : 0) : compareThings(v, worstKey);
-      if (c * dir > 0 || (c === 0 && cmp(d, worstDoc!) >= 0)) continue;
-      docs.pop();
-      keys.pop();
-    }
-    // Binary search for the first buffered document that sorts after d.
-    let lo = 0, hi = docs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const c = compareThings(keys[mid], v) * dir || cmp(docs[mid], d);
-      if (c <= 0) lo = mid + 1; else hi = mid;
-    }
-    docs.splice(lo, 0, d);
-    keys.splice(lo, 0, v);
-    worstDoc = docs[docs.length - 1];
-    worstKey = keys[keys.length - 1];
+  const top = new TopBuffer(k, sort[0].dir, fieldReader(sort[0].path), cmp, match);
+  for (let from = 0; from < pool.length; from += CHUNK) {
+    if (from > 0) yield;
+    top.add(pool, from, Math.min(pool.length, from + CHUNK));
   }
-  return { page: docs, total };
+  return { page: top.docs, total: top.total };
+}
+
+function filterChunk(pool: readonly Doc[], match: (d: Doc) => boolean, from: number, to: number, into: Doc[]): void {
+  for (let i = from; i < to; i++) if (match(pool[i])) into.push(pool[i]);
+}
+
+/** selectTop's sorted buffer of at most k documents, fed a chunk at a time (plain code: loops in
+ *  a generator run slower). */
+class TopBuffer {
+  readonly docs: Doc[] = [];
+  private readonly keys: unknown[] = [];
+  private worstDoc: Doc | undefined;
+  private worstKey: unknown;
+  total = 0;
+
+  constructor(private readonly k: number, private readonly dir: 1 | -1, private readonly read: (d: Doc) => unknown,
+    private readonly cmp: (a: Doc, b: Doc) => number, private readonly match: ((d: Doc) => boolean) | null) {}
+
+  add(pool: readonly Doc[], from: number, to: number): void {
+    const { k, dir, read, cmp, match, docs, keys } = this;
+    for (let i = from; i < to; i++) {
+      const d = pool[i];
+      if (match !== null && !match(d)) continue;
+      this.total++;
+      if (k === 0) continue;
+      const v = read(d);
+      if (docs.length === k) {
+        const worstKey = this.worstKey;
+        const c = (typeof v === 'number' && typeof worstKey === 'number') || (typeof v === 'string' && typeof worstKey === 'string')
+          ? (v < worstKey ? -1 : v > worstKey ? 1 : 0) : compareThings(v, worstKey);
+        if (c * dir > 0 || (c === 0 && cmp(d, this.worstDoc!) >= 0)) continue;
+        docs.pop();
+        keys.pop();
+      }
+      // Binary search for the first buffered document that sorts after d.
+      let lo = 0, hi = docs.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const c = compareThings(keys[mid], v) * dir || cmp(docs[mid], d);
+        if (c <= 0) lo = mid + 1; else hi = mid;
+      }
+      docs.splice(lo, 0, d);
+      keys.splice(lo, 0, v);
+      this.worstDoc = docs[docs.length - 1];
+      this.worstKey = keys[keys.length - 1];
+    }
+  }
 }
 
 const readers = new Map<string, (d: Doc) => unknown>();
@@ -328,26 +541,41 @@ export function topK(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): D
   return runSteps(sortedTop(docs, cmp, k));
 }
 
+/** topK at once, for at most RUN documents. */
+function topKNow(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Doc[] {
+  if (docs.length <= k * 4 || k > SELECT_MAX) return docs.length <= k ? docs.sort(cmp) : docs.sort(cmp).slice(0, k);
+  const best: Doc[] = [];
+  bufferChunk(docs, cmp, k, best, 0, docs.length);
+  return best;
+}
+
+/** Keeps in `best` (sorted, at most k) the first of `docs[from..to)` in `cmp` order. */
+function bufferChunk(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number, best: Doc[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const d = docs[i];
+    if (best.length === k) {
+      if (cmp(d, best[k - 1]) >= 0) continue;
+      best.pop();
+    }
+    let lo = 0, hi = best.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (cmp(best[mid], d) <= 0) lo = mid + 1; else hi = mid; }
+    best.splice(lo, 0, d);
+  }
+}
+
 /** Sorted runs of this many documents are merged (sortedTop). */
-const RUN = 2048;
+const RUN = 1024;
 
 /** The first `k` of `docs` (an array of the caller's, reordered) in `cmp` order, in steps: a
  *  small sorted buffer when k is small against the documents; otherwise runs of RUN sorted one
  *  at a time, each cut to k, then merged two by two (each merge cut to k too). */
 function* sortedTop(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Steps<Doc[]> {
-  if (docs.length <= RUN) return docs.length <= k ? docs.sort(cmp) : docs.sort(cmp).slice(0, k);
+  if (docs.length <= RUN) return topKNow(docs, cmp, k);
   if (docs.length > k * 4 && k <= SELECT_MAX) {
     const best: Doc[] = [];
-    for (let i = 0; i < docs.length; i++) {
-      if ((i & (STEP - 1)) === STEP - 1) yield;
-      const d = docs[i];
-      if (best.length === k) {
-        if (cmp(d, best[k - 1]) >= 0) continue;
-        best.pop();
-      }
-      let lo = 0, hi = best.length;
-      while (lo < hi) { const mid = (lo + hi) >> 1; if (cmp(best[mid], d) <= 0) lo = mid + 1; else hi = mid; }
-      best.splice(lo, 0, d);
+    for (let from = 0; from < docs.length; from += CHUNK) {
+      if (from > 0) yield;
+      bufferChunk(docs, cmp, k, best, from, Math.min(docs.length, from + CHUNK));
     }
     return best;
   }
@@ -361,19 +589,27 @@ function* sortedTop(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): St
     const next: Doc[][] = [];
     for (let r = 0; r < runs.length; r += 2) {
       if (r + 1 === runs.length) { next.push(runs[r]); continue; }
-      const a = runs[r], b = runs[r + 1];
-      const n = Math.min(k, a.length + b.length);
-      const out: Doc[] = new Array(n);
-      let i = 0, j = 0;
-      for (let o = 0; o < n; o++) {
-        out[o] = j >= b.length || (i < a.length && cmp(a[i], b[j]) <= 0) ? a[i++] : b[j++];
-        if ((o & (STEP - 1)) === STEP - 1) yield;
+      const merge: Merge = { a: runs[r], b: runs[r + 1], i: 0, j: 0, out: [] };
+      const n = Math.min(k, merge.a.length + merge.b.length);
+      while (merge.out.length < n) {
+        mergeChunk(merge, cmp, Math.min(n, merge.out.length + CHUNK));
+        if (merge.out.length < n) yield;
       }
-      next.push(out);
+      next.push(merge.out);
     }
     runs = next;
+    yield;
   }
   return runs[0];
+}
+
+interface Merge { a: Doc[]; b: Doc[]; i: number; j: number; out: Doc[] }
+
+function mergeChunk(m: Merge, cmp: (a: Doc, b: Doc) => number, until: number): void {
+  const { a, b, out } = m;
+  let { i, j } = m;
+  while (out.length < until) out.push(j >= b.length || (i < a.length && cmp(a[i], b[j]) <= 0) ? a[i++] : b[j++]);
+  m.i = i; m.j = j;
 }
 
 /** A projection mask: for each key, `true` (the whole value) or the mask of its sub-paths. */
@@ -510,10 +746,22 @@ function compileCondition(c: Condition): (doc: Doc) => boolean {
       return (d) => !equalsAny(get(d), values);
     }
     case '$exists': { const want = values[0] !== false; return (d) => (get(d) !== undefined) === want; }
-    case '$gt': return (d) => comparesAny(get(d), values, (r) => r > 0, c.kind);
-    case '$gte': return (d) => comparesAny(get(d), values, (r) => r >= 0, c.kind);
-    case '$lt': return (d) => comparesAny(get(d), values, (r) => r < 0, c.kind);
-    case '$lte': return (d) => comparesAny(get(d), values, (r) => r <= 0, c.kind);
+    case '$gt': case '$gte': case '$lt': case '$lte': {
+      const ok = c.op === '$gt' ? (r: number) => r > 0 : c.op === '$gte' ? (r: number) => r >= 0 : c.op === '$lt' ? (r: number) => r < 0 : (r: number) => r <= 0;
+      const slow = (d: Doc) => comparesAny(get(d), values, ok, c.kind);
+      // One number on a plain field: a number value is compared inline (a number read there is
+      // the document's own: Object.prototype holds none); anything else goes the general way.
+      if (!c.kind && values.length === 1 && typeof values[0] === 'number' && path.indexOf('.') === -1) {
+        const a = values[0];
+        switch (c.op) {
+          case '$gt': return (d) => { const v = d[path]; return typeof v === 'number' ? v > a : slow(d); };
+          case '$gte': return (d) => { const v = d[path]; return typeof v === 'number' ? v >= a : slow(d); };
+          case '$lt': return (d) => { const v = d[path]; return typeof v === 'number' ? v < a : slow(d); };
+          default: return (d) => { const v = d[path]; return typeof v === 'number' ? v <= a : slow(d); };
+        }
+      }
+      return slow;
+    }
     case '$contains': {
       const needles = values.map((v) => String(v).toLowerCase());
       return (d) => {
