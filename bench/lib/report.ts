@@ -2,6 +2,7 @@
 // Markdown for the README / docs) and checks the issue's targets against it.
 import type { ConsoleBenchResult } from '../console.js';
 import type { TestingBenchResult } from '../testing.js';
+import type { ListsBenchResult } from '../lists.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchResults } from './suite.js';
@@ -27,6 +28,11 @@ export function rows(r: BenchResults): string[][] {
     }
   }
   for (const { size, figure } of r.createSeries) out.push(['create series, Homebase (req/s)', int(size), fig(figure), '', '', '', '']);
+  for (const l of Object.values((r.extra.lists ?? {}) as Record<string, ListsBenchResult>)) {
+    for (const f of l.firstAsked) out.push([`first-asked page of 50, ${f.name}: median (p95) ms`, int(l.size), `${f.medianMs.toFixed(2)} (${f.p95Ms.toFixed(2)})`, '', '', '', '']);
+    out.push(['mix: 50 % GET, 20 % varied lists, 15 % PATCH, 15 % POST (req/s)', int(l.size), `${fmt(l.mix.median)} (${fmt(Math.min(...l.mix.rps))}–${fmt(Math.max(...l.mix.rps))})`, '', '', '', '']);
+    if (l.rss.maxDuringMb !== undefined) out.push(['RSS during the mix, at most / 2 s after (MB)', int(l.size), `${int(l.rss.maxDuringMb)} / ${int(l.rss.afterMb ?? 0)}`, '', '', '', '']);
+  }
   const ms = (label: string, size: string, v?: number) => { if (v !== undefined) out.push([label, size, int(v), '', '', '', '']); };
   ms('start → first response (ms)', '0', r.start.emptyMs);
   ms('start → first response (ms)', int(r.start.size), r.start.loadedMs);

@@ -3,6 +3,7 @@
 // figures (create series, start times, RSS, restore, optional suites) into one result object.
 import { spawnSync } from 'node:child_process';
 import type { RestoreBenchResult } from '../restore.js';
+import { benchLists, type ListsBenchResult } from '../lists.js';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -146,7 +147,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       const js = await startJsonServer(people).catch(async (err) => { await bare.stop(); throw err; });
       try {
         const others = [{ kind: 'bare' as const, target: bare }, { kind: 'json-server' as const, target: js }];
-        if (hb) await withHomebase(people, (t) => runOps([...others, { kind: 'homebase', target: t }], size, ids, o.ops));
+        if (hb) await withHomebase(people, async (t) => {
+          // Lists asked for the first time and the mix (bench/lists.ts), on a fresh server.
+          if (o.ops.includes('list')) {
+            log(`Homebase @ ${size}: first-asked lists and the mix`);
+            ((results.extra.lists ??= {}) as Record<number, ListsBenchResult>)[size] = await benchLists(t, recordsPath, hb!.token, ids,
+              { size, duration: o.duration, repeats: o.repeats, warmup: o.warmup, firstAsked: size >= 10_000 ? 200 : 20 });
+          }
+          await runOps([...others, { kind: 'homebase', target: t }], size, ids, o.ops);
+        });
         else await runOps(others, size, ids, o.ops);
       } finally {
         await bare.stop();
