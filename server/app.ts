@@ -62,7 +62,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   ]);
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
   // The v2 preview: a second face over the same pipeline, routers and services (server/v2/).
-  mountV2(app, ctx, { pipeline: workspacePipeline, routers: moduleRouters, dispatch: dispatchByPrefix(moduleRouters) });
+  mountV2(app, ctx, { pipeline: workspacePipeline, routers: moduleRouters, dispatch: dispatchByPrefix(moduleRouters), firstLayer, onError: errorHandler });
 
   // The hottest request, GET of one record by id, skips Express's routers (database module).
   installRecordGetFastPath(app, ctx, { firstLayer, pipeline: workspacePipeline, onError: errorHandler });

@@ -13,7 +13,8 @@ export const V2_PREFIX = '/api/v2';
 
 /** `http://host:port` as the client addressed the server. */
 export function originOf(req: Request): string {
-  return `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+  // As Express's req.protocol without a trusted proxy (the server trusts none).
+  return `${(req.socket as { encrypted?: boolean } | undefined)?.encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
 }
 
 /** The absolute URL of the request (query string included). */
@@ -36,6 +37,7 @@ function linksText(self: string, collection?: string): string {
 
 /** `fields=a,b.c` of the request, when given. */
 export function fieldsOf(req: Request): string[] | undefined {
+  if (!req.url.includes('fields=')) return undefined;
   const raw = (req.query as Record<string, unknown>).fields;
   if (typeof raw !== 'string' || raw === '') return undefined;
   return raw.split(',').map((f) => f.trim()).filter(Boolean);
@@ -60,14 +62,24 @@ export function sendOne(req: Request, res: Response, status: number, data: unkno
     text = undefined;
     if ((data as Doc)._id === undefined) delete (data as Record<string, unknown>)._id;
   }
+  const whole = text === undefined && data !== null && typeof data === 'object';
   text ??= data !== null && typeof data === 'object' ? storedDocJson(data) : JSON.stringify(data ?? null);
   res.statusCode = status;
-  if ((req.method === 'GET' || req.method === 'HEAD') && status === 200 && answerCached(req, res, etagOf(text))) return;
+  if ((req.method === 'GET' || req.method === 'HEAD') && status === 200 && answerCached(req, res, whole ? tagOfObject(data as object, text) : etagOf(text))) return;
   if (req.method !== 'GET' && status < 300 && data !== null && typeof data === 'object') {
     // A change answers with the resource's new version: its tag, for the next If-Match.
     res.setHeader('ETag', etagOf(text));
   }
   writeJsonText(res, `{"data":${text},"meta":${metaText()},"links":${linksText(options.self ?? selfUrl(req), options.collection)}}`);
+}
+
+// Tags of stored (never mutated) documents, kept as long as the document object lives.
+const objectTags = new WeakMap<object, string>();
+
+function tagOfObject(obj: object, text: string): string {
+  let tag = objectTags.get(obj);
+  if (tag === undefined) { tag = etagOf(text); objectTags.set(obj, tag); }
+  return tag;
 }
 
 export interface ListMetaIn { total: number; limit: number; offset?: number }

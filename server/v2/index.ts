@@ -3,12 +3,13 @@
 // workspace, JSON body, token), then the rate limit and compression; the v2 routes of records
 // answer first, every other path runs the v1 route with its answer written in the v2 shape
 // (face.ts); a path that exists under other methods is a 405 with Allow.
-import { Router, type Express, type RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { AppContext } from '../modules/context.js';
 import { answerInV2Shape } from './face.js';
 import { extendListQuery } from './list-extension.js';
 import { noMethodOrRoute } from './methods.js';
 import { recordRoutes } from './records.js';
+import { installV2RecordGetFastPath } from './fast-get.js';
 import { openapiV2Route } from './openapi-v2.js';
 import { v2RateLimit } from './rate-limit.js';
 import { v2Compression } from './compression.js';
@@ -24,6 +25,9 @@ export interface V2Parts {
   /** The module routers of v1, in mount order, and their dispatcher. */
   routers: Router[];
   dispatch: RequestHandler;
+  /** The app's first layer (nosniff, Host guard) and error handler, for the record GET's fast path. */
+  firstLayer: RequestHandler;
+  onError: ErrorRequestHandler;
 }
 
 export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
@@ -46,6 +50,8 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
     parts.dispatch(req, res, next);
   };
   app.use('/api/v2/app/:appId', enter, compress, own, v1Face, noMethodOrRoute(() => [own, ...parts.routers]));
+
+  installV2RecordGetFastPath(app, ctx, { firstLayer: parts.firstLayer, pipeline: parts.pipeline, limit, onError: parts.onError });
 
   const batchEntry: RequestHandler = (req, res, next) => {
     answerInV2Shape(req, res);

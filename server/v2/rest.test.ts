@@ -1,4 +1,5 @@
 // The v2 face over HTTP: envelope, REST meaning, caching, `fields=`, 405, one rule set with v1.
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test/harness.js';
 import type { BusEvent } from '../core/bus.js';
@@ -189,5 +190,41 @@ describe('caching', () => {
     expect(bad.body.error.details.field).toBe('If-Match');
     const del = await v2('DELETE', `/database/notes/${rec._id}`, { headers: { 'if-match': `"other", ${changed.headers.get('etag')}` } });
     expect(del.status).toBe(204);
+  });
+});
+
+describe('record GET without Accept-Encoding (the fast path)', () => {
+  /** A GET sending no Accept-Encoding (fetch always sends one). */
+  function plainGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+    return new Promise((resolve, reject) => {
+      request(`${t.url}/v2/app/demo${path}`, { headers: { authorization: `Bearer ${t.adminToken}`, ...headers } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => { text += c; });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      }).on('error', reject).end();
+    });
+  }
+
+  it('answers as the ordinary route does: envelope, ETag, 304, fields, errors with meta', async () => {
+    const { body: { data: rec } } = await v2('POST', '/database/notes', { body: { title: 'fast', body: 'b' } });
+    const viaFetch = await v2('GET', `/database/notes/${rec._id}`);
+    const fast = await plainGet(`/database/notes/${rec._id}`);
+    expect(fast.status).toBe(200);
+    expect(fast.body.data).toEqual(viaFetch.body.data);
+    expect(fast.body.links).toEqual(viaFetch.body.links);
+    expect(fast.body.meta.version).toBe('2');
+    expect(fast.headers.etag).toBe(viaFetch.headers.get('etag'));
+    expect(fast.headers['cache-control']).toBe('private, no-cache');
+    expect(fast.headers.vary).toBe('Accept-Encoding');
+    expect(fast.headers['x-ratelimit-limit']).toBe('10000');
+    expect((await plainGet(`/database/notes/${rec._id}`, { 'if-none-match': String(fast.headers.etag) })).status).toBe(304);
+    expect((await plainGet(`/database/notes/${rec._id}?fields=title`)).body.data).toEqual({ _id: rec._id, title: 'fast' });
+    const missing = await plainGet('/database/notes/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: { code: 'NOT_FOUND', message: "Record 'nope' not found", details: {} }, meta: { timestamp: expect.any(String), version: '2' } });
+    const anonymous = await new Promise<number>((resolve) => {
+      request(`${t.url}/v2/app/demo/database/notes/${rec._id}`, { headers: { authorization: 'Bearer bad' } }, (res) => { res.resume(); resolve(res.statusCode!); }).end();
+    });
+    expect(anonymous).toBe(401);
   });
 });
