@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { BenchResults } from './suite.js';
 import type { Figure } from './load.js';
 import { OPS, OP_LABELS } from './operations.js';
+import { v2Rows, v2Targets } from './v2-report.js';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const fmt = (n: number) => (n >= 100 ? int(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
@@ -55,6 +56,7 @@ export function rows(r: BenchResults): string[][] {
     out.push(['console: records page JavaScript, gzip (KiB)', `${c.recordsPageJs.files} files`, fmt(c.recordsPageJs.gzipBytes / 1024), '', '', '', '']);
   }
   out.push(...testingRows(r.extra.testing as TestingBenchResult | undefined));
+  out.push(...v2Rows(r));
   const seed = r.restore?.detail?.seedStart;
   if (seed) {
     out.push(['start with --seed → first response (ms)', int(seed.records), int(seed.medianMs), '', '', '', '']);
@@ -152,6 +154,7 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     check(`fork of ${int(t?.fork.records ?? 10_000)} records ≤ 10 ms median, on disk`, t?.fork.diskMs, 10);
     check(`${t?.suite.tests ?? 200} tests with a fork each < 10 s (peers: a Supabase db reset takes 1 to 30 min, supabase/cli#6172)`, t?.suite.totalMs, 10_000);
   }
+  out.push(...v2Targets(r));
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });
   return out;

@@ -13,6 +13,7 @@ import { generatePeople, sampleIds, type Person } from './data.js';
 import { measure, measureInterleaved, type Figure } from './load.js';
 import { operation, type OpName, type TargetKind } from './operations.js';
 import { probeOnce, rssMb, type Target } from './proc.js';
+import { measureV2, type V2Figures } from './v2.js';
 import { COLLECTION, homebaseCli, prepareHomebase, recordsPath, removeHomebaseData, startBareExpress, startHomebase,
   startJsonServer, unindexedRecordsPath, writeRecords, type HomebaseData } from './targets.js';
 
@@ -127,7 +128,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
       results.start.loadedRecordsMs = median(runs.map((r) => r.pageMs));
       results.start.pageAfterAnswerMs = median(runs.map((r) => r.pageMs - r.answerMs));
     }
-    const t = await startHomebase(hb);
+    // The v2 rate limit stays on (its cost is part of v2's figures) but never refuses the load.
+    const t = await startHomebase(hb, undefined, { serveArgs: ['--rate-limit', '1000000000'] });
     try {
       if (people.length === o.startSize) results.rss.afterLoadMb = rssMb(t.child.pid);
       await fn(t);
@@ -155,6 +157,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
               { size, duration: o.duration, repeats: o.repeats, warmup: o.warmup, firstAsked: size >= 10_000 ? 200 : 20 });
           }
           await runOps([...others, { kind: 'homebase', target: t }], size, ids, o.ops);
+          // v2 beside v1, on the same server and data.
+          try {
+            ((results.extra.v2 ??= []) as V2Figures[]).push(await measureV2(t, hb!.token, size, ids, load, log));
+          } catch (err) {
+            results.notes.push(`v2 @ ${size} not measured: ${(err as Error).message}`);
+          }
         });
         else await runOps(others, size, ids, o.ops);
       } finally {
