@@ -45,7 +45,7 @@ interface Kept extends Held { id: string; at: number }
 /** Events kept per workspace for clients that reconnect (`lastEventId`): the most recent ones,
  *  up to this many, this many bytes of frames, and this age. */
 export const RESUME_MAX_EVENTS = 10_000;
-export const RESUME_MAX_BYTES = 32 * 1024 * 1024;
+export const RESUME_MAX_BYTES = 8 * 1024 * 1024;
 export const RESUME_MAX_AGE_MS = 5 * 60_000;
 /** A resume also sends the events published up to this long before the last one seen: processes
  *  relay each other's events with a small delay, so the order one process saw them in is not
