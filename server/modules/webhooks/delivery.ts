@@ -17,6 +17,8 @@ import { logger } from '../../core/logger.js';
 import { ApiError } from '../../core/errors.js';
 import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
 import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
+import { Batcher } from './batches.js';
+import { dataMatches } from './filter.js';
 
 /** Log entries kept per webhook; older ones are dropped. */
 export const LOGS_PER_WEBHOOK = 1000;
@@ -82,6 +84,8 @@ export class Deliverer {
   private inFlight = new Map<string, number>();
   private running = new Map<string, { wsId: string; abort: AbortController; done: Promise<unknown> }>();
   private stopped = false;
+  /** Open batches of the webhooks that batch their events (batches.ts). */
+  readonly batcher = new Batcher((ws, webhookId, event, options) => this.enqueue(ws, webhookId, event, options));
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -99,9 +103,13 @@ export class Deliverer {
     for (let attempt = 0; ; attempt++) {
       try {
         const hooks = (await (await webhookStore(ws)).all()) as unknown as WebhookDoc[];
-        const targets = hooks.filter((h) => h.active && wantsEvent(h, event));
         const body = safeEnvelope(event);
-        for (const hook of targets) await this.enqueue(ws, hook._id, body, { id: deliveryIdOf(event.id, hook._id) });
+        // `filter.match`: conditions on the event's data (filter.ts).
+        const targets = hooks.filter((h) => h.active && wantsEvent(h, event) && (h.filter?.matchJson === undefined || dataMatches(h.filter.matchJson, body.data)));
+        for (const hook of targets) {
+          if (hook.batch) await this.batcher.add(ws, hook, boundedEnvelope(body));
+          else await this.enqueue(ws, hook._id, body, { id: deliveryIdOf(event.id, hook._id) });
+        }
         return;
       } catch (err) {
         const away = err instanceof StoreUnavailableError || err instanceof StorageUnavailableError;
@@ -133,6 +141,7 @@ export class Deliverer {
   async resume(ws: Workspace): Promise<void> {
     if (this.stopped) return;
     for (const d of (await (await ws.store(DELIVERIES)).all()) as unknown as DeliveryDoc[]) this.schedule(ws, d._id, d.webhookId, d.nextAttemptAt);
+    await this.batcher.resume(ws);
   }
 
   /** Takes over the pending deliveries of processes that are gone (PostgreSQL): each becomes
@@ -161,6 +170,7 @@ export class Deliverer {
 
   /** Stops a workspace's timers and aborts its attempts in flight (they stay pending, unlogged). */
   async stopWorkspace(wsId: string): Promise<void> {
+    this.batcher.stopWorkspace(wsId);
     for (const [key, t] of this.timers) if (t.wsId === wsId) { clearTimeout(t.timer); this.timers.delete(key); }
     for (const [key, q] of this.ready) if (q.ws.id === wsId) this.ready.delete(key);
     const mine = [...this.running.values()].filter((r) => r.wsId === wsId);
@@ -170,6 +180,7 @@ export class Deliverer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.batcher.stop();
     for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
     this.ready.clear();
@@ -373,6 +384,7 @@ async function post(url: string, headers: Record<string, string>, body: string, 
  *  down to the object's identifying keys and `truncated: true`: a pending delivery stays small,
  *  and the receiver still gets valid signed JSON naming the object, which it can fetch by id. */
 export function boundedEnvelope(event: Envelope): Envelope {
+  if ((event.type as string) === 'batch') return event; // its events were bounded one by one
   if (Buffer.byteLength(JSON.stringify(event)) <= REQUEST_BODY_LIMIT) return event;
   const data = (event.data ?? {}) as Record<string, unknown>;
   const keep: Record<string, unknown> = {};

@@ -1,6 +1,7 @@
 // Request bodies of the webhooks API, and the event-pattern rule scenarios share.
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../shared/events.js';
+import { MatchObject } from './filter.js';
 
 const PREFIXES = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]))];
 
@@ -27,6 +28,19 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** A webhook's filter: `collection` as above, and `match`, conditions on the event's data in the
+ *  list filter's language (filter.ts). */
+export const WebhookFilter = z.object({ collection: z.string().min(1).max(64).optional(), match: MatchObject.optional() }).strict();
+
+/** Events sent together: one delivery of up to `maxEvents`, sent when full or `maxWaitMs` after
+ *  its first event (batches.ts). */
+export const MAX_BATCH_EVENTS = 100;
+export const MAX_BATCH_WAIT_MS = 3_600_000;
+export const WebhookBatch = z.object({
+  maxEvents: z.number().int().min(1).max(MAX_BATCH_EVENTS),
+  maxWaitMs: z.number().int().min(1).max(MAX_BATCH_WAIT_MS),
+}).strict();
+
 const url = z.url({ protocol: /^https?$/, message: 'must be an absolute http:// or https:// URL' }).max(2048).refine(isHttpUrl, { message: 'must be an absolute http:// or https:// URL' });
 const name = z.string().min(1).max(200);
 
@@ -35,7 +49,8 @@ export const NewWebhookBody = z.object({
   url,
   events: EventPatterns,
   active: z.boolean().optional(),
-  filter: EventFilter.optional(),
+  filter: WebhookFilter.optional(),
+  batch: WebhookBatch.optional(),
 });
 
 export const WebhookChangesBody = z.object({
@@ -43,7 +58,8 @@ export const WebhookChangesBody = z.object({
   url: url.optional(),
   events: EventPatterns.optional(),
   active: z.boolean().optional(),
-  filter: EventFilter.nullable().optional(),
+  filter: WebhookFilter.nullable().optional(),
+  batch: WebhookBatch.nullable().optional(),
 });
 
 /** A webhook as an import or a seed gives it: what `POST /webhooks` accepts (name optional),

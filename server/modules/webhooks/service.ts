@@ -17,16 +17,30 @@ export interface Webhook {
   url: string;
   events: string[];
   active: boolean;
-  filter?: { collection: string };
+  filter?: { collection?: string; match?: Record<string, unknown> };
+  batch?: { maxEvents: number; maxWaitMs: number };
   createdAt: string;
   updatedAt: string;
 }
 
-export interface WebhookDoc extends Webhook { sealedSecret: string }
+/** Stored: `filter.match` as its JSON text, `matchJson` (its keys, `$gte` or `a.b`, are not keys
+ *  a store may hold). */
+export interface WebhookDoc extends Omit<Webhook, 'filter'> { sealedSecret: string; filter?: StoredFilter }
+export interface StoredFilter { collection?: string; matchJson?: string }
+
+/** A filter as the API gives it, in its stored form. */
+export function storedFilter(filter: { collection?: string; match?: Record<string, unknown> }): StoredFilter {
+  return {
+    ...(filter.collection !== undefined ? { collection: filter.collection } : {}),
+    ...(filter.match !== undefined ? { matchJson: JSON.stringify(filter.match) } : {}),
+  };
+}
 
 export const WEBHOOKS = 'webhooks';
 export const DELIVERIES = 'webhook_deliveries';
 export const LOGS = 'webhook_logs';
+/** Open batches (one per batching webhook, its id as the document's). */
+export const BATCHES = 'webhook_batches';
 
 export function webhookStore(ws: Workspace): Promise<Store> { return ws.store(WEBHOOKS); }
 
@@ -34,12 +48,18 @@ export function publicWebhook(doc: Doc | WebhookDoc): Webhook {
   const d = doc as unknown as WebhookDoc;
   return {
     _id: d._id, name: d.name, url: d.url, events: [...d.events], active: d.active,
-    ...(d.filter ? { filter: { collection: d.filter.collection } } : {}),
+    ...(d.filter ? { filter: {
+      ...(d.filter.collection !== undefined ? { collection: d.filter.collection } : {}),
+      ...(d.filter.matchJson !== undefined ? { match: JSON.parse(d.filter.matchJson) as Record<string, unknown> } : {}),
+    } } : {}),
+    ...(d.batch ? { batch: { maxEvents: d.batch.maxEvents, maxWaitMs: d.batch.maxWaitMs } } : {}),
     createdAt: d.createdAt, updatedAt: d.updatedAt,
   };
 }
 
-/** Does this webhook (or scenario trigger) want this event? `filter.collection` only lets record events of that collection through. */
+/** Does this webhook (or scenario trigger) want this event? `filter.collection` only lets record
+ *  events of that collection through. (A webhook's `filter.match` is checked on the event's data
+ *  by the deliverer: filter.ts.) */
 export function wantsEvent(spec: { events: string[]; filter?: { collection?: string } | null }, event: Pick<BusEvent, 'type' | 'collection'>): boolean {
   if (!spec.events.some((p) => eventMatches(p, event.type))) return false;
   if (spec.filter?.collection !== undefined && spec.filter.collection !== event.collection) return false;
@@ -63,7 +83,8 @@ export async function createWebhook(ws: Workspace, input: NewWebhook): Promise<W
   const now = ws.nowIso();
   const doc: WebhookDoc = {
     _id: newId(), name: input.name, url: input.url, events: input.events, active: input.active ?? true,
-    ...(input.filter ? { filter: input.filter } : {}),
+    ...(input.filter ? { filter: storedFilter(input.filter) } : {}),
+    ...(input.batch ? { batch: input.batch } : {}),
     sealedSecret: seal(ws, secret), createdAt: now, updatedAt: now,
   };
   const saved = await (await webhookStore(ws)).insert(doc as unknown as Doc);
@@ -77,10 +98,12 @@ export async function updateWebhook(ws: Workspace, id: string, changes: WebhookC
 
 async function applyWebhookUpdate(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
   const current = await getWebhookDoc(ws, id);
-  const { filter, ...rest } = changes;
+  const { filter, batch, ...rest } = changes;
   const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: ws.nowIso() };
   if (filter === null) delete next.filter;
-  else if (filter !== undefined) next.filter = filter;
+  else if (filter !== undefined) next.filter = storedFilter(filter);
+  if (batch === null) delete next.batch;
+  else if (batch !== undefined) next.batch = batch;
   const saved = await (await webhookStore(ws)).replace(id, next as unknown as Doc);
   if (!saved) throw ApiError.notFound('Webhook', id);
   return publicWebhook(saved);
@@ -92,6 +115,7 @@ export async function deleteWebhook(ws: Workspace, id: string): Promise<void> {
   if (!(await store.exclusive(id, () => store.remove(id)))) throw ApiError.notFound('Webhook', id);
   await (await ws.store(DELIVERIES)).removeWhere([{ path: 'webhookId', op: '$eq', values: [id] }]);
   await (await ws.store(LOGS)).removeWhere([{ path: 'webhookId', op: '$eq', values: [id] }]);
+  await (await ws.store(BATCHES)).remove(id); // its open batch, if any
 }
 
 export function signingSecret(ws: Workspace, hook: WebhookDoc): string {

@@ -36,7 +36,7 @@ export const SECTION_STORES = new Set(['users', 'files', 'webhooks', 'scenarios'
 /** Operational stores: never exported; an import or a reset empties them. Sessions are left
  *  alone by every swap (see state.ts). */
 export const OPERATIONAL_STORES = new Set([
-  'sessions', 'reset-tokens', 'outbox', 'webhook_deliveries', 'webhook_logs',
+  'sessions', 'reset-tokens', 'outbox', 'webhook_deliveries', 'webhook_batches', 'webhook_logs',
   'executions', 'scenario_executions', 'login-attempts',
   // API keys belong to the live workspace: never exported (their values are shown once), and a
   // fork or a snapshot starts without them.

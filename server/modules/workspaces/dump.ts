@@ -11,7 +11,7 @@ import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
 import type { CollectionDef } from '../../shared/models.js';
 import { hashPassword, normalizeEmail } from '../users/repo.js';
-import { publicWebhook } from '../webhooks/service.js';
+import { publicWebhook, storedFilter } from '../webhooks/service.js';
 import { publicCredential } from '../credentials/service.js';
 import { seal } from '../../core/crypto.js';
 import { applyState, exclusive, isCollectionStore, whileBusy, type WorkspaceState } from './state.js';
@@ -152,6 +152,7 @@ function buildState(ws: Workspace, dump: Dump, dumpUsers: Doc[], currentAdmin: D
   // dump (a hand-written fixture) gives one, so that a test suite can verify signatures.
   stores.set('webhooks', (dump.webhooks ?? []).map(({ secret, sealedSecret: _old, ...w }) => stamp({
     active: true, name: w._id, ...w,
+    ...(w.filter && typeof w.filter === 'object' ? { filter: storedFilter(w.filter as Parameters<typeof storedFilter>[0]) } : {}),
     sealedSecret: seal(ws, typeof secret === 'string' ? secret : `whsec_${randomBytes(32).toString('base64')}`),
   })));
   stores.set('scenarios', (dump.scenarios ?? []).map(stamp));
