@@ -16,7 +16,7 @@ export function webhooksPaths(): Record<string, Schema> {
         body: ref('WebhookCreate'), ok: json(201, 'The webhook and its signing secret', ref('WebhookCreated')),
       },
       get: {},
-      update: { summary: 'Edit a webhook', description: 'Partial: `name`, `url`, `events`, `active`, `filter` (`null` removes it).', body: ref('WebhookUpdate') },
+      update: { summary: 'Edit a webhook', description: 'Partial: `name`, `url`, `events`, `active`, `filter`, `batch` (`null` removes `filter` or `batch`).', body: ref('WebhookUpdate') },
       remove: { description: 'Its pending deliveries and logs go too.' },
     }),
     '/webhooks/{id}/logs': pathItem('/webhooks/{id}/logs', {

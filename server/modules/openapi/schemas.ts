@@ -114,7 +114,10 @@ const message = obj({
 
 const webhook = obj({
   _id: id, name: str, url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { type: 'string', description: `\`*\`, \`<group>.*\` or one of ${EVENT_TYPES.join(', ')}` } },
-  active: { type: 'boolean' }, filter: obj({ collection: str }, ['collection']), createdAt: time, updatedAt: time,
+  active: { type: 'boolean' },
+  filter: fromZod(hooks.WebhookFilter, { description: '`collection`: record events of that collection only; `match`: conditions on the event\'s `data` in the list filter\'s language (`{ "total": { "$gte": 100 } }`)' }),
+  batch: fromZod(hooks.WebhookBatch, { description: 'One delivery `{ type: "batch", events }` of up to `maxEvents`, sent when full or `maxWaitMs` after its first event' }),
+  createdAt: time, updatedAt: time,
 }, ['_id', 'name', 'url', 'events', 'active', 'createdAt', 'updatedAt']);
 
 const webhookLog = obj({
