@@ -13,6 +13,7 @@ import { consoleDistDir, mountConsole } from './console-ui.js';
 import { declareFieldsFirst } from './core/request-shape.js';
 import { touchWorkspace } from './modules/workspaces/fork-ttl.js';
 import { mountV2 } from './v2/index.js';
+import { readsOwnBody } from './v2/graphql/route.js';
 import { injectFaults } from './modules/faults/middleware.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
@@ -56,7 +57,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     injectFaults, // the workspace's fault rules (a test suite's latency and error statuses)
     // req.path parses the URL: only when it can be a raw-body path (they all hold 'upload').
     // A body refused (415, 413, bad JSON) on a path no route takes is that path's 404.
-    routeFirst(jsonBody(ctx.config.jsonLimit, (req) => req.url.includes('upload') && RAW_BODY_PATHS.some((re) => re.test(req.path))),
+    routeFirst(jsonBody(ctx.config.jsonLimit, (req) => (req.url.includes('upload') && RAW_BODY_PATHS.some((re) => re.test(req.path))) || readsOwnBody(req)),
       (req) => hasRoute(moduleRouters, req, true)),
     authenticate((token) => isConsoleToken(ctx, token)),
   ]);
