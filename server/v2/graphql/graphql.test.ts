@@ -199,5 +199,15 @@ describe('limits', () => {
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST', details: { limit: 20000 } } });
     expect(res.body.errors?.[0].message).toMatch(/more than the limit of 20000/);
+    // The cost reads a limit given in a variable: the same query text is cheap or too costly by it
+    // (the validation remembered for one set of variables is not reused for another).
+    const byVariable = `query($l: Int) { ${Array.from({ length: 60 }, (_, i) => `n${i}: notes(limit: $l) { data { _id title priority score done } }`).join(' ')} }`;
+    const cheap = await gql(byVariable, { l: 1 });
+    expect(cheap.status).toBe(200);
+    expect(cheap.body.errors).toBeUndefined();
+    const costly = await gql(byVariable, { l: 100 });
+    expect(costly.status).toBe(400);
+    expect(costly.body.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
+    expect((await gql(byVariable, { l: 1 })).status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@
 // deeper than MAX_DEPTH or costing more than MAX_COST is refused before it runs.
 import { createHash } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { GraphQLError, type GraphQLSchema } from 'graphql/index.js';
+import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql/index.js';
 import { createHandler, type Request as GqlRequest } from 'graphql-http';
 import depthLimit from 'graphql-depth-limit';
 import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity';
@@ -53,6 +53,24 @@ export function schemaFor(ws: Workspace): GraphQLSchema {
   return cached.schema;
 }
 
+// A client asks the same few queries again and again: their parse and their validation (the
+// limits included) are remembered, the parse by query text (the last PARSED_KEPT texts), the
+// validation by parsed document, schema and variables (the cost may read a variable's limit).
+const PARSED_KEPT = 500;
+const parsed = new Map<string, DocumentNode>();
+function parseRemembered(source: string | { body: string }): DocumentNode {
+  const text = typeof source === 'string' ? source : source.body;
+  let doc = parsed.get(text);
+  if (doc) return doc;
+  doc = parse(text);
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(text, doc);
+  return doc;
+}
+const validated = new WeakMap<DocumentNode, WeakMap<GraphQLSchema, Map<string, readonly GraphQLError[]>>>();
+/** The variables of the request a rule list was made for (the list is made per request). */
+const variablesKey = new WeakMap<readonly unknown[], string>();
+
 /** An error of a resolver keeps the REST error's code and details in `extensions`; anything
  *  unexpected is logged and shown as an internal error, never with its stack. */
 function formatError(err: Error): GraphQLError | Error {
@@ -70,17 +88,37 @@ export function graphqlRoute(router: Router, ctx: AppContext): void {
   const handle = createHandler<Request, undefined, GraphqlContext>({
     schema: (req) => schemaFor(req.raw.ws),
     context: (req) => ({ ctx, ws: req.raw.ws, auth: req.raw.auth ?? null, req: req.raw }),
-    validationRules: (_req, args, specified) => [
-      ...specified,
-      depthLimit(MAX_DEPTH),
-      createComplexityRule({
-        maximumComplexity: MAX_COST,
-        variables: args.variableValues ?? {},
-        estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-        createError: (max, actual) => new GraphQLError(`The query costs ${actual}, more than the limit of ${max}; ask for smaller pages or fewer fields`,
-          { extensions: { code: 'BAD_REQUEST', details: { cost: actual, limit: max } } }),
-      }),
-    ],
+    parse: parseRemembered as typeof parse,
+    validate: ((schema: GraphQLSchema, document: DocumentNode, rules) => {
+      const key = rules && variablesKey.get(rules);
+      if (key === undefined || key.length > 2000) return validate(schema, document, rules);
+      let bySchema = validated.get(document);
+      if (!bySchema) validated.set(document, bySchema = new WeakMap());
+      let byVariables = bySchema.get(schema);
+      if (!byVariables) bySchema.set(schema, byVariables = new Map());
+      let errors = byVariables.get(key);
+      if (!errors) {
+        errors = validate(schema, document, rules);
+        if (byVariables.size >= 20) byVariables.clear();
+        byVariables.set(key, errors);
+      }
+      return errors;
+    }) as typeof validate,
+    validationRules: (_req, args, specified) => {
+      const rules = [
+        ...specified,
+        depthLimit(MAX_DEPTH),
+        createComplexityRule({
+          maximumComplexity: MAX_COST,
+          variables: args.variableValues ?? {},
+          estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+          createError: (max, actual) => new GraphQLError(`The query costs ${actual}, more than the limit of ${max}; ask for smaller pages or fewer fields`,
+            { extensions: { code: 'BAD_REQUEST', details: { cost: actual, limit: max } } }),
+        }),
+      ];
+      variablesKey.set(rules, JSON.stringify(args.variableValues ?? null));
+      return rules;
+    },
     formatError,
   });
   // The body is read here (the workspace pipeline leaves it alone on this path), as text within
