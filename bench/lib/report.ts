@@ -9,6 +9,7 @@ import type { BenchResults } from './suite.js';
 import type { Figure } from './load.js';
 import { OPS, OP_LABELS } from './operations.js';
 import { v2Rows, v2Targets } from './v2-report.js';
+import { apiKeyRows, apiKeyTargets } from './api-keys.js';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const fmt = (n: number) => (n >= 100 ? int(n) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
@@ -57,6 +58,7 @@ export function rows(r: BenchResults): string[][] {
   }
   out.push(...testingRows(r.extra.testing as TestingBenchResult | undefined));
   out.push(...v2Rows(r));
+  out.push(...apiKeyRows(r));
   const seed = r.restore?.detail?.seedStart;
   if (seed) {
     out.push(['start with --seed → first response (ms)', int(seed.records), int(seed.medianMs), '', '', '', '']);
@@ -155,6 +157,7 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     check(`${t?.suite.tests ?? 200} tests with a fork each < 10 s (peers: a Supabase db reset takes 1 to 30 min, supabase/cli#6172)`, t?.suite.totalMs, 10_000);
   }
   out.push(...v2Targets(r));
+  out.push(...apiKeyTargets(r));
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });
   return out;

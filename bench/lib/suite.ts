@@ -14,6 +14,7 @@ import { measure, measureInterleaved, type Figure } from './load.js';
 import { operation, type OpName, type TargetKind } from './operations.js';
 import { probeOnce, rssMb, type Target } from './proc.js';
 import { measureV2, type V2Figures } from './v2.js';
+import { measureApiKey, type ApiKeyFigures } from './api-keys.js';
 import { COLLECTION, homebaseCli, prepareHomebase, recordsPath, removeHomebaseData, startBareExpress, startHomebase,
   startJsonServer, unindexedRecordsPath, writeRecords, type HomebaseData } from './targets.js';
 
@@ -162,6 +163,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
             ((results.extra.v2 ??= []) as V2Figures[]).push(await measureV2(t, hb!.token, size, ids, load, log));
           } catch (err) {
             results.notes.push(`v2 @ ${size} not measured: ${(err as Error).message}`);
+          }
+          try {
+            ((results.extra.apiKeys ??= []) as ApiKeyFigures[]).push(await measureApiKey(t, hb!.token, hb!.consoleToken, size, ids, load, log));
+          } catch (err) {
+            results.notes.push(`API key @ ${size} not measured: ${(err as Error).message}`);
           }
         });
         else await runOps(others, size, ids, o.ops);

@@ -48,8 +48,22 @@ function authorised(req: Request, key: ApiKey): AuthInfo {
     }
     admin = need.admin;
   }
+  return principalOf(key, admin);
+}
+
+// One principal per key and rights (an administrator of the group or not), made once.
+const principals = new WeakMap<ApiKey, { plain?: AuthInfo; admin?: AuthInfo }>();
+
+function principalOf(key: ApiKey, admin: boolean): AuthInfo {
+  let made = principals.get(key);
+  if (!made) { made = {}; principals.set(key, made); }
+  const slot = admin ? 'admin' : 'plain';
+  const cached = made[slot];
+  if (cached) return cached;
   const user: UserDoc = {
     _id: key.principalId, email: '', name: key.name, role: API_KEY_ROLE, passwordHash: '', createdAt: key.createdAt, updatedAt: key.updatedAt,
   };
-  return { userId: key.principalId, role: API_KEY_ROLE, isAdmin: admin, sessionId: key.principalId, user, apiKey: { id: key._id, scopes: key.scopes } };
+  const auth: AuthInfo = Object.freeze({ userId: key.principalId, role: API_KEY_ROLE, isAdmin: admin, sessionId: key.principalId, user: Object.freeze(user), apiKey: Object.freeze({ id: key._id, scopes: key.scopes }) });
+  made[slot] = auth;
+  return auth;
 }

@@ -94,11 +94,25 @@ export function verifyApiKey(ws: Workspace, value: string): ApiKey | Promise<Api
   return keysStore(ws).then((store) => store.get(id)).then((doc) => checked(ws, doc, secret));
 }
 
+// Keys whose secret this process already checked, by the stored document they matched: the
+// embedded stores never change a document in place (a write replaces it), so the same object
+// still holding the same secret needs no second hash. A revoked key's document is gone, so it
+// is never found here; expiry is checked on every request.
+const checkedKeys = new WeakMap<Doc, { secret: string; key: ApiKey; expiresAt: number }>();
+
 function checked(ws: Workspace, doc: Doc | undefined, secret: string): ApiKey {
-  const d = doc as ApiKeyDoc | undefined;
-  const given = hashSecret(secret);
-  const stored = d ? Buffer.from(d.secretHash, 'base64url') : undefined;
-  if (!d || !stored || stored.length !== given.length || !timingSafeEqual(stored, given)) throw ApiError.unauthorized(UNKNOWN);
-  if (d.expiresAt && Date.parse(d.expiresAt) <= ws.now()) throw ApiError.unauthorized('API key expired');
-  return publicApiKey(d);
+  const hit = doc && checkedKeys.get(doc);
+  let entry: { secret: string; key: ApiKey; expiresAt: number };
+  if (hit && hit.secret === secret) {
+    entry = hit;
+  } else {
+    const d = doc as ApiKeyDoc | undefined;
+    const given = hashSecret(secret);
+    const stored = d ? Buffer.from(d.secretHash, 'base64url') : undefined;
+    if (!d || !stored || stored.length !== given.length || !timingSafeEqual(stored, given)) throw ApiError.unauthorized(UNKNOWN);
+    entry = { secret, key: publicApiKey(d), expiresAt: d.expiresAt ? Date.parse(d.expiresAt) : Infinity };
+    checkedKeys.set(d, entry);
+  }
+  if (entry.expiresAt <= ws.now()) throw ApiError.unauthorized('API key expired');
+  return entry.key;
 }
