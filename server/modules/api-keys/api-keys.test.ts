@@ -79,6 +79,8 @@ describe('managing keys', () => {
     const byKey = await v2('POST', '/api-keys', { ...withKey(key), body: { name: 'y', scopes: ['database:read'] } });
     expect(byKey.status).toBe(403);
     expect((await t.req('GET', '/auth/me', withKey(key))).status).toBe(403);
+    const graphql = await v2('POST', '/graphql', { ...withKey(key), body: { query: '{ __typename }' } });
+    expect(graphql.status).toBe(403);
   });
 
   it('answers 401 to an unknown or malformed key, and 400 to a key sent with a bearer token', async () => {
