@@ -148,7 +148,8 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     out.push({ target: 'console: paging never freezes (longest task < 200 ms)', value: c ? `${int(c.longestTaskMs)} ms` : 'not measured', ok: c ? c.longestTaskMs < 200 : undefined });
   }
   const t = r.extra.testing as TestingBenchResult | undefined;
-  if (t || r.options.testing) {
+  // The test-suite rows need the built server (bench/testing.ts spawns the bundle), so a --source run skips them.
+  if (t || (r.options.testing && !r.options.source)) {
     const check = (target: string, v: number | undefined, limit: number) => out.push({ target, value: v === undefined ? 'not measured' : `${fmt(v)} ms`, ok: v === undefined ? undefined : v <= limit });
     check('CLI spawn → first answer ≤ 250 ms (empty, in memory; node -e 0 is this run\'s floor; peers: Supabase local 1–3 min in CI, Firebase emulator seconds and Java)', t?.start.cliFirstAnswerMs ?? t?.start.cliFirstAnswerUnbundledMs, 250);
     check('startServer() ≤ 60 ms (empty, in memory)', t?.start.startServerMs, 60);
