@@ -22,6 +22,7 @@ import { forgetActAsTokens } from './api/act-as';
 
 // Swagger UI is large: loaded by the API reference page only.
 const ApiReferencePage = lazy(() => import('./pages/api-reference/api-page'));
+const GraphqlPage = lazy(() => import('./pages/graphql/graphql-page'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -86,6 +87,7 @@ export function App() {
               <Route path="credentials" element={<CredentialsPage />} />
               <Route path="outbox" element={<OutboxPage />} />
               <Route path="requests" element={<RequestsPage />} />
+              <Route path="graphql" element={<Suspense fallback={<p className="muted">Loading GraphiQL…</p>}><GraphqlPage /></Suspense>} />
               <Route path="api/*" element={<Suspense fallback={<p className="muted">Loading the API reference…</p>}><ApiReferencePage /></Suspense>} />
             </Route>
             <Route path="*" element={<NotFound />} />

@@ -20,6 +20,7 @@ export const NAV: Array<{ path: string; label: string; group: string; later?: bo
   { path: 'outbox', label: 'Outbox', group: 'Inspect' },
   { path: 'requests', label: 'Request log', group: 'Inspect' },
   { path: 'api/', label: 'API reference', group: 'Inspect' },
+  { path: 'graphql', label: 'GraphQL', group: 'Inspect' },
 ];
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
