@@ -4,9 +4,10 @@
 // sendOne (envelope, ETag, 304, fields=). Requests that may be compressed (an Accept-Encoding
 // naming br or gzip) and ids that are not plain take the ordinary v2 route.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AppContext } from '../modules/context.js';
 import { ID_SOURCE } from '../core/ids.js';
+import { adoptAsExpress } from '../core/request-shape.js';
 import { accessLabel, getCollection, getRecord, getRecordNow } from '../modules/database/service.js';
 import type { Doc } from '../storage/query.js';
 import { sendOne, workspaceUrl } from './envelope.js';
@@ -34,15 +35,7 @@ export function installV2RecordGetFastPath(app: Express, ctx: AppContext, parts:
     const m = req.method === 'GET' && req.url ? RECORD_GET.exec(req.url) : null;
     const encoding = req.headers['accept-encoding'];
     if (!m || SCHEMA_PARTS.test(m[3]) || (encoding !== undefined && COMPRESSIBLE.test(encoding))) return routed.call(this, req, res, callback);
-    const request = req as Request;
-    const response = res as Response;
-    request.res = response;
-    response.req = request;
-    Object.setPrototypeOf(request, app.request);
-    Object.setPrototypeOf(response, app.response);
-    if (!response.locals) response.locals = Object.create(null) as Record<string, unknown>;
-    request.originalUrl = req.url!;
-    request.baseUrl = '';
+    const { request, response } = adoptAsExpress(app, req, res);
     const [, appId, collection, id] = m;
     const fail = (err: unknown) => { answerInV2Shape(request, response); parts.onError(err, request, response, () => undefined); };
     const answer = () => {

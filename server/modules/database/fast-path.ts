@@ -7,9 +7,10 @@
 // percent-encoding) that are not schema parts (`fields`, `views`, `indexes`) take it; everything
 // else goes the ordinary way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AppContext } from '../context.js';
 import { ID_SOURCE } from '../../core/ids.js';
+import { adoptAsExpress } from '../../core/request-shape.js';
 import { sendStoredDoc } from '../../core/http.js';
 import { accessLabel, getCollection, getRecord, getRecordNow } from './service.js';
 
@@ -36,15 +37,7 @@ export function installRecordGetFastPath(app: Express, ctx: AppContext, parts: F
   target.handle = function handle(this: Express, req, res, callback) {
     const m = req.method === 'GET' && req.url ? RECORD_GET.exec(req.url) : null;
     if (!m || SCHEMA_PARTS.test(m[3])) return routed.call(this, req, res, callback);
-    const request = req as Request;
-    const response = res as Response;
-    request.res = response;
-    response.req = request;
-    Object.setPrototypeOf(request, app.request);
-    Object.setPrototypeOf(response, app.response);
-    if (!response.locals) response.locals = Object.create(null) as Record<string, unknown>;
-    request.originalUrl = req.url!;
-    request.baseUrl = '';
+    const { request, response } = adoptAsExpress(app, req, res);
     const [, appId, collection, id] = m;
     const fail = (err: unknown) => parts.onError(err, request, response, () => undefined);
     const answer = () => {
