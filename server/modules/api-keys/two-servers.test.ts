@@ -1,29 +1,16 @@
 // Two servers on one PostgreSQL database share a workspace's API keys: a key made through one
 // works on the other, and a revocation through one is a 401 on the other's very next request.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, testDatabase, TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { useTwoServers } from '../../test/two-servers.js';
 import { v2Client } from '../../v2/v2-client.js';
 
 describe.skipIf(TEST_DRIVER !== 'postgres')('API keys across two servers on one database', () => {
   let a: TestServer;
   let b: TestServer;
-  let files: string;
+  const pair = useTwoServers('keys');
 
-  beforeAll(async () => {
-    const database = await testDatabase();
-    files = mkdtempSync(join(tmpdir(), 'homebase-keys-'));
-    a = await startTestServer({ database, files });
-    b = await startTestServer({ database, files });
-  }, 60_000);
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    rmSync(files, { recursive: true, force: true });
-  });
+  beforeAll(() => { ({ a, b } = pair); });
 
   it('a key made through one server works on the other, and its revocation holds there at once', async () => {
     expect((await a.req('POST', '/database', { body: { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);

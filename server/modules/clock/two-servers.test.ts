@@ -1,10 +1,8 @@
 // Two servers on one PostgreSQL database share a workspace's clock: a clock set through one is
 // the time of the other, and the ticks an advance passes fire once in all, in order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, testDatabase, TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { useTwoServers } from '../../test/two-servers.js';
 import { startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
 
 const CLOCK = '/workspaces/demo/clock';
@@ -12,22 +10,16 @@ const CLOCK = '/workspaces/demo/clock';
 describe.skipIf(TEST_DRIVER !== 'postgres')('the clock across two servers on one database', () => {
   let a: TestServer;
   let b: TestServer;
-  let files: string;
+  const pair = useTwoServers('clock');
   let rx: Receiver;
 
   beforeAll(async () => {
-    const database = await testDatabase();
-    files = mkdtempSync(join(tmpdir(), 'homebase-clock-'));
-    a = await startTestServer({ database, files });
-    b = await startTestServer({ database, files });
+    ({ a, b } = pair);
     rx = await startReceiver();
   }, 60_000);
 
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
     await rx?.close();
-    rmSync(files, { recursive: true, force: true });
   });
 
   it('a clock set through one server is the time of the other', async () => {

@@ -1,30 +1,17 @@
 // Two servers on one PostgreSQL database share a workspace's faults: rules set through one apply
 // to requests through the other, and a realtime rule drops the sockets of both.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, testDatabase, TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { useTwoServers } from '../../test/two-servers.js';
 import { waitFor } from '../../test/receiver.js';
 import { TestSocket, realtimeUrl } from '../realtime/test-socket.js';
 
 describe.skipIf(TEST_DRIVER !== 'postgres')('faults across two servers on one database', () => {
   let a: TestServer;
   let b: TestServer;
-  let files: string;
+  const pair = useTwoServers('faults');
 
-  beforeAll(async () => {
-    const database = await testDatabase();
-    files = mkdtempSync(join(tmpdir(), 'homebase-faults-'));
-    a = await startTestServer({ database, files });
-    b = await startTestServer({ database, files });
-  }, 60_000);
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    rmSync(files, { recursive: true, force: true });
-  });
+  beforeAll(() => { ({ a, b } = pair); });
 
   it('rules set through one server apply to requests through the other, and clear from both', async () => {
     const set = await a.consoleReq('PUT', '/workspaces/demo/faults', { rules: [{ match: { path: '/database' }, status: 502 }] });
