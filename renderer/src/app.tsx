@@ -16,6 +16,7 @@ import { RequestsPage } from './pages/requests/requests-page';
 import { StoragePage } from './pages/storage/storage-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { CredentialsPage } from './pages/credentials/credentials-page';
+import { ApiKeysPage } from './pages/api-keys/api-keys-page';
 import { ScenariosPage } from './pages/scenarios/scenarios-page';
 import { ChatsPage } from './pages/chats/chats-page';
 import { forgetActAsTokens } from './api/act-as';
@@ -85,6 +86,7 @@ export function App() {
               <Route path="webhooks/:id?" element={<WebhooksPage />} />
               <Route path="scenarios/:id?" element={<ScenariosPage />} />
               <Route path="credentials" element={<CredentialsPage />} />
+              <Route path="api-keys" element={<ApiKeysPage />} />
               <Route path="outbox" element={<OutboxPage />} />
               <Route path="requests" element={<RequestsPage />} />
               <Route path="graphql" element={<Suspense fallback={<p className="muted">Loading GraphiQL…</p>}><GraphqlPage /></Suspense>} />
