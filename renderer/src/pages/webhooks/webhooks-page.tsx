@@ -1,5 +1,5 @@
 // `/app/{app_id}/webhooks[/{id}]`: webhooks (create and edit with the contract's event kinds and
-// a collection filter, the signing secret shown once, active toggle, test event) and one
+// a filter (collection, match) and batch settings, the signing secret shown once, active toggle, test event) and one
 // webhook's delivery log, refreshed every 2 s so new attempts appear as they happen.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -11,10 +11,11 @@ import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
+import { FilterBatchFields, filterBatchBody, filterBatchState, type WebhookBatch, type WebhookFilter } from './filter-batch-fields';
 import { EVENT_TYPES } from '../../../../server/shared/events';
 import type { ListResponse } from '../../../../server/shared/models';
 
-interface Webhook { _id: string; name: string; url: string; events: string[]; active: boolean; filter?: { collection: string }; createdAt: string; secret?: string }
+interface Webhook { _id: string; name: string; url: string; events: string[]; active: boolean; filter?: WebhookFilter | null; batch?: WebhookBatch | null; createdAt: string; secret?: string }
 interface Delivery { _id: string; eventId: string; event: string; attempt: number; status: string; durationMs?: number; error?: string | null;
   request: { headers: Record<string, string>; body: unknown; bodyTruncated?: boolean }; response?: { status?: number; body?: string } | null;
   /** When this failed attempt is retried; null when none is. */
@@ -71,7 +72,7 @@ function WebhookList({ appId }: { appId: string }) {
             <tr key={w._id}>
               <td><Link to={`/app/${appId}/webhooks/${w._id}`}>{w.name}</Link></td>
               <td className="mono small">{w.url}</td>
-              <td className="small">{w.events.join(', ')}{w.filter ? <span className="muted"> · {w.filter.collection}</span> : null}</td>
+              <td className="small">{w.events.join(', ')}{w.filter?.collection ? <span className="muted"> · {w.filter.collection}</span> : null}{w.filter?.match ? <span className="muted"> · match</span> : null}{w.batch ? <span className="muted"> · batches of {w.batch.maxEvents} / {w.batch.maxWaitMs} ms</span> : null}</td>
               <td><input type="checkbox" aria-label={`Active: ${w.name}`} checked={w.active} onChange={() => toggle.mutate(w)} /></td>
               <td><div className="row">
                 <Link className="button small" to={`/app/${appId}/webhooks/${w._id}`} aria-label={`Deliveries of ${w.name}`}>Deliveries</Link>
@@ -102,11 +103,15 @@ function WebhookForm({ appId, webhook, onDone }: { appId: string; webhook?: Webh
   const [name, setName] = useState(webhook?.name ?? '');
   const [url, setUrl] = useState(webhook?.url ?? '');
   const [events, setEvents] = useState<string[]>(webhook?.events ?? ['record.*']);
-  const [collection, setCollection] = useState(webhook?.filter?.collection ?? '');
+  const [fb, setFb] = useState(() => filterBatchState(webhook?.filter, webhook?.batch));
+  const [matchError, setMatchError] = useState<string | undefined>();
   const [active, setActive] = useState(webhook?.active ?? true);
   const save = useMutation({
     mutationFn: () => {
-      const body = { name, url, events, active, ...(collection ? { filter: { collection } } : webhook?.filter ? { filter: null } : {}) };
+      const { body: extra, matchError: bad } = filterBatchBody(fb, webhook);
+      setMatchError(bad);
+      if (bad) return Promise.reject(new ApiError(422, 'VALIDATION_ERROR', `filter.match: ${bad}`, { field: 'filter.match' }));
+      const body = { name, url, events, active, ...extra };
       return webhook ? workspaceApi<Webhook>(appId, `/webhooks/${enc(webhook._id)}`, { method: 'PATCH', body }) : workspaceApi<Webhook>(appId, '/webhooks', { method: 'POST', body });
     },
     onSuccess: (w) => onDone(w),
@@ -126,7 +131,7 @@ function WebhookForm({ appId, webhook, onDone }: { appId: string; webhook?: Webh
         </div>
         {errs.events ? <span className="field-error">{errs.events}</span> : null}
       </fieldset>
-      <TextField label="Only for collection" value={collection} onChange={setCollection} error={errs['filter.collection']} hint="Optional: record events of this collection only." />
+      <FilterBatchFields appId={appId} value={fb} onChange={(v) => { setFb(v); setMatchError(undefined); }} errors={errs} matchError={matchError} />
       <label className="check"><input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} /> Active (events fire only while active)</label>
       <ErrorBox error={save.error} />
       <div className="form-actions"><button type="submit" className="primary" disabled={save.isPending}>{webhook ? 'Save' : 'Create webhook'}</button></div>
