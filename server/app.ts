@@ -13,6 +13,7 @@ import { consoleDistDir, mountConsole } from './console-ui.js';
 import { declareFieldsFirst } from './core/request-shape.js';
 import { touchWorkspace } from './modules/workspaces/fork-ttl.js';
 import { mountV2 } from './v2/index.js';
+import { mountOAuth } from './modules/oauth/protocol-routes.js';
 import { readsOwnBody } from './v2/graphql/route.js';
 import { injectFaults } from './modules/faults/middleware.js';
 
@@ -62,6 +63,8 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     authenticate((token) => isConsoleToken(ctx, token)),
   ]);
   app.use('/api/app/:appId', workspacePipeline, dispatchByPrefix(moduleRouters));
+  // OAuth 2.0's protocol endpoints (form bodies, RFC 6749 errors) before the v2 face.
+  mountOAuth(app, ctx);
   // The v2 preview: a second face over the same pipeline, routers and services (server/v2/).
   mountV2(app, ctx, { pipeline: workspacePipeline, routers: moduleRouters, dispatch: dispatchByPrefix(moduleRouters), firstLayer, onError: errorHandler });
 

@@ -18,6 +18,7 @@ import { injectedRequests } from './inject.js';
 import { methodNotAllowed } from './methods.js';
 import { cors, jsonBody } from '../core/http.js';
 import { apiKeyRoutes } from '../modules/api-keys/routes.js';
+import { oauthClientRoutes } from '../modules/oauth/routes.js';
 import { graphqlRoute } from './graphql/route.js';
 
 export interface V2Parts {
@@ -36,6 +37,7 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
   own.get('/openapi.json', openapiV2Route(ctx));
   recordRoutes(own, ctx);
   apiKeyRoutes(own);
+  oauthClientRoutes(own);
   graphqlRoute(own, ctx);
 
   const limit = v2RateLimit(ctx.config.rateLimit);

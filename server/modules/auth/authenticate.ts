@@ -7,6 +7,7 @@ import { liveSession, verifyAccessToken, verifyAccessTokenNow, type SessionDoc }
 import type { Workspace } from '../../storage/workspace.js';
 import type { UserDoc } from '../users/repo.js';
 import { apiKeyAuth } from '../api-keys/authenticate-key.js';
+import { clientTokenAuth, scopedUserAuth } from '../oauth/token-auth.js';
 
 export interface AuthInfo {
   userId: string;
@@ -42,6 +43,18 @@ export function bearerToken(req: Request): string | undefined {
 export async function authenticateToken(ws: Workspace, token: string): Promise<AuthInfo> {
   const { user, session } = verifyAccessTokenNow(ws, token) ?? await verifyAccessToken(ws, token);
   return authInfo(user, session);
+}
+
+/** A request's bearer token: a user's (limited by its OAuth scopes, if it has any) or, failing
+ *  that, an OAuth client's (oauth/token-auth.ts). */
+async function authenticateRequest(req: Request, token: string): Promise<AuthInfo> {
+  let verified;
+  try {
+    verified = verifyAccessTokenNow(req.ws, token) ?? await verifyAccessToken(req.ws, token);
+  } catch (err) {
+    return clientTokenAuth(req, token, err);
+  }
+  return scopedUserAuth(req, authInfo(verified.user, verified.session), verified.claims);
 }
 
 /** Checks again that a caller signed in earlier is still signed in (a realtime socket asks
@@ -89,12 +102,15 @@ export function authenticate(isConsoleToken: (token: string) => boolean): Reques
     let verified;
     try {
       verified = verifyAccessTokenNow(req.ws, token);
-    } catch (err) {
-      refused(req, token, err);
+    } catch {
+      verified = undefined; // a client's token, or a refusal: said by the slower path below
+    }
+    if (verified) {
+      if (verified.claims.scope === undefined) { req.auth = authInfo(verified.user, verified.session); return next(); }
+      try { req.auth = scopedUserAuth(req, authInfo(verified.user, verified.session), verified.claims); } catch (err) { return next(err); }
       return next();
     }
-    if (verified) { req.auth = authInfo(verified.user, verified.session); return next(); }
-    return authenticateToken(req.ws, token).then((auth) => { req.auth = auth; }, (err: unknown) => refused(req, token, err)).then(() => next());
+    return authenticateRequest(req, token).then((auth) => { req.auth = auth; }, (err: unknown) => refused(req, token, err)).then(() => next(), next);
   };
 }
 

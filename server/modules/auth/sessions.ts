@@ -26,7 +26,11 @@ export interface SessionDoc {
   [key: string]: unknown;
 }
 
-export interface TokenClaims { sub: string; app: string; role: string; sid: string; act?: { sub: string } }
+export interface TokenClaims {
+  sub: string; app: string; role: string; sid: string; act?: { sub: string };
+  /** OAuth access tokens: the granted scopes (space-separated) and the client's id. */
+  scope?: string; cid?: string;
+}
 
 export interface LoginResult { token: string; refreshToken: string; user: User }
 
@@ -145,7 +149,7 @@ const USER_GONE = 'User no longer exists';
 const IMPERSONATION_ENDED = 'Impersonation ended: its administrator is gone';
 
 /** Signature (HS256 only), expiry and workspace of an access token; 401 otherwise. */
-function verifiedClaims(ws: Workspace, token: string): Readonly<TokenClaims> {
+export function verifiedClaims(ws: Workspace, token: string): Readonly<TokenClaims> {
   let claims: Readonly<TokenClaims>;
   try {
     claims = verifySignature(ws, token);

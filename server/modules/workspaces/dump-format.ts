@@ -41,4 +41,6 @@ export const OPERATIONAL_STORES = new Set([
   // API keys belong to the live workspace: never exported (their values are shown once), and a
   // fork or a snapshot starts without them.
   'api_keys',
+  // OAuth clients (their secrets are shown once) and pending authorization codes likewise.
+  'oauth_clients', 'oauth_codes',
 ]);

@@ -15,8 +15,8 @@ import { applyFiles, captureFiles, markWritten, planFiles, type FileSet } from '
 
 /** Stores that a swap leaves alone: sessions outlive restores, so a suite's admin token
  *  survives (sessions of users absent from the new content fail verification by themselves).
- *  API keys too: a restore never brings back a revoked key nor drops a live one. */
-export const UNTOUCHED_STORES = new Set(['sessions', 'api_keys']);
+ *  API keys and OAuth clients too: a restore never brings back a revoked one nor drops a live one. */
+export const UNTOUCHED_STORES = new Set(['sessions', 'api_keys', 'oauth_clients', 'oauth_codes']);
 
 /** How long a swap waits for admitted requests (a stalled upload must not block it forever). */
 const DRAIN_TIMEOUT_MS = 2000;
