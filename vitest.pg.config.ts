@@ -20,6 +20,7 @@ export const PG_SUITES = [
   'server/modules/faults/**/*.test.ts',
   'server/test/three-processes.test.ts',
   'server/modules/api-keys/**/*.test.ts',
+  'server/modules/oauth/**/*.test.ts',
 ];
 
 // CI's JSON report of this run goes beside the embedded run's (vitest.json → vitest.pg.json), so

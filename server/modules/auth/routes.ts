@@ -15,7 +15,7 @@ import { findOrWait, linksAndCodes, parseTo, parseWait, stopWaits } from './outb
 
 // One limiter per server (two servers in one process never share counts).
 const limiters = new WeakMap<AppContext, LoginLimiter>();
-function limiterOf(ctx: AppContext): LoginLimiter {
+export function limiterOf(ctx: AppContext): LoginLimiter {
   let limiter = limiters.get(ctx);
   if (!limiter) {
     limiter = new LoginLimiter(ctx.config.loginRateLimit);

@@ -22,6 +22,13 @@ let dummyHash: Promise<string> | undefined;
 const dummy = (cost: number) => (dummyHash ??= hashPassword('homebase-no-such-user', cost));
 
 export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<LoginResult> {
+  return createSession(ws, await checkCredentials(ctx, ws, limiter, email, password), ctx.config);
+}
+
+/** The user of an email and password, under the failed-login limit (429 past it); 401 for a
+ *  wrong pair, after the same work whether or not the email is known. Also the OAuth consent
+ *  page's sign-in. */
+export async function checkCredentials(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<UserDoc> {
   const attempt = await limiter.begin(limiterKey(ws, email), () => ws.now());
   let user: UserDoc | undefined;
   let ok = false;
@@ -35,7 +42,7 @@ export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimite
     limiter.end(attempt, failed, ws.now());
   }
   if (!ok || !user) throw ApiError.unauthorized('Invalid email or password');
-  return createSession(ws, user, ctx.config);
+  return user;
 }
 
 /** The limiter's key: the workspace and the email (case-insensitive). */

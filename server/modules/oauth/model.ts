@@ -19,6 +19,10 @@ export interface OAuthSettings { tokenTtl: number; refreshTtl: number; codeTtl: 
 /** What the library calls a user: a workspace user, or the client itself (client_credentials). */
 interface Principal extends User { id: string; role: string; clientPrincipal?: boolean; family?: Promise<FamilyDoc> }
 
+function formDecoded(value: string): string | undefined {
+  try { return decodeURIComponent(value.replace(/\+/g, ' ')); } catch { return undefined; }
+}
+
 const codeHash = (code: string) => createHash('sha256').update(code).digest('base64url');
 
 function libClient(c: OAuthClient, s: OAuthSettings): Client {
@@ -43,7 +47,12 @@ export function oauthModel(ws: Workspace, s: OAuthSettings, confidentialMustAuth
     return user.family;
   };
   return {
-    async getClient(clientId: string, clientSecret: string | null) {
+    async getClient(rawId: string, rawSecret: string | null) {
+      // HTTP Basic credentials are form-urlencoded first (RFC 6749 2.3.1); the library hands
+      // them over as sent. Ids and secrets never hold '%' or '+', so decoding is exact.
+      const clientId = formDecoded(rawId);
+      const clientSecret = rawSecret ? formDecoded(rawSecret) : null;
+      if (clientId === undefined || clientSecret === undefined) return false;
       const client = clientSecret ? await authenticateClient(ws, clientId, clientSecret) : await getClient(ws, clientId);
       if (!client) return false;
       if (!clientSecret && client.confidential && confidentialMustAuthenticate) return false;

@@ -8,7 +8,9 @@ import express, { Router, type Express, type Request, type RequestHandler, type 
 import OAuth2Server, { OAuthError, Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { findUserByEmail, normalizeEmail, verifyPassword } from '../users/repo.js';
+import { normalizeEmail } from '../users/repo.js';
+import { checkCredentials } from '../auth/service.js';
+import { limiterOf } from '../auth/routes.js';
 import { revokeSession, verifiedClaims } from '../auth/sessions.js';
 import { API_KEY_SCOPES } from '../api-keys/scopes.js';
 import { authenticateClient, getClient, type OAuthClient } from './clients.js';
@@ -18,6 +20,7 @@ import { sendConsentPage, sendErrorPage } from './consent-page.js';
 
 /** How long an authorization code lives (seconds, by the workspace's clock). */
 export const CODE_TTL = 60;
+const GRANTS = ['authorization_code', 'client_credentials', 'refresh_token'];
 const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
 
 const oauthError = (res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}) => {
@@ -128,10 +131,17 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
     if (body.allowed !== 'true') { redirectWithError(res, r.redirectUri, r.p.state, 'access_denied', 'The user denied the request'); return; }
     const email = typeof body.email === 'string' ? body.email : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const user = email && password ? await findUserByEmail(req.ws, normalizeEmail(email)) : undefined;
-    // The same work whether or not the email is known.
-    const ok = await verifyPassword(password, user?.passwordHash ?? '$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinvali');
-    if (!user || !ok) { sendConsentPage(res, { ...r.view, error: 'Wrong email or password', email }, 401); return; }
+    let user;
+    try {
+      if (!email || !password) throw ApiError.unauthorized('Invalid email or password');
+      user = await checkCredentials(ctx, req.ws, limiterOf(ctx), normalizeEmail(email), password);
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.code !== 'UNAUTHORIZED' && err.code !== 'RATE_LIMITED')) throw err;
+      const limited = err.code === 'RATE_LIMITED';
+      if (limited) res.set(err.headers ?? {});
+      sendConsentPage(res, { ...r.view, error: limited ? 'Too many failed attempts; try again later' : 'Wrong email or password', email }, limited ? 429 : 401);
+      return;
+    }
 
     const server = new OAuth2Server({ model: oauthModel(req.ws, settings(), false), allowEmptyState: true, authorizationCodeLifetime: CODE_TTL });
     const request = new OAuthRequest({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body: { ...r.view.params, redirect_uri: r.redirectUri } });
@@ -148,6 +158,11 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
   });
 
   router.post('/token', form, async (req, res) => {
+    const grant = (req.body as Record<string, unknown> | undefined)?.grant_type;
+    if (typeof grant === 'string' && grant !== '' && !GRANTS.includes(grant)) {
+      oauthError(res, 400, 'unsupported_grant_type', `The grant type ${grant} is not supported`);
+      return;
+    }
     const server = new OAuth2Server({ model: oauthModel(req.ws, settings(), true) });
     const request = new OAuthRequest({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body: req.body ?? {} });
     const response = new OAuthResponse({ headers: {} });
