@@ -9,6 +9,7 @@ import type { Doc } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../api-keys/scopes.js';
+import { revokeSession, sessionsStore } from '../auth/sessions.js';
 
 export const OAUTH_CLIENTS_STORE = 'oauth_clients';
 
@@ -88,8 +89,8 @@ export async function authenticateClient(ws: Workspace, id: string, secret: stri
   return stored.length === given.length && timingSafeEqual(stored, given) ? publicClient(doc) : undefined;
 }
 
-/** Deletes a client; its tokens stop working at once (a client token's principal is gone, and
- *  user tokens name a client that no longer exists). */
+/** Deletes a client; every grant it holds (users' tokens and its own) ends at once. */
 export async function deleteClient(ws: Workspace, id: string): Promise<void> {
   if (!(await (await store(ws)).remove(id))) throw ApiError.notFound('OAuth client', id);
+  for (const grant of await (await sessionsStore(ws)).findBy('oauthClient', id)) await revokeSession(ws, grant._id);
 }

@@ -176,6 +176,16 @@ describe('authorization code with PKCE', () => {
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), 'nothing-of-ours', insecure));
   });
 
+  it('deleting a client ends the grants it holds', async () => {
+    const doomed: oauth.Client = { client_id: (await newClient({ name: 'doomed', redirectUris: [CALLBACK], scopes: ['database:read'], confidential: false }))._id };
+    const tokens = await codeFlow(doomed, 'database:read');
+    expect((await t.req('GET', '/database/notes', bearer(tokens.access_token))).status).toBe(200);
+    expect((await v2('DELETE', `/oauth/clients/${doomed.client_id}`)).status).toBe(204);
+    expect((await t.req('GET', '/database/notes', bearer(tokens.access_token))).status).toBe(401);
+    const refresh = await oauth.refreshTokenGrantRequest(as, doomed, oauth.None(), tokens.refresh_token!, insecure);
+    expect(refresh.status).toBe(401);
+  });
+
   it('never redirects to an unregistered redirect_uri or for an unknown client; refuses plain PKCE and a public client without PKCE', async () => {
     const base = new URL(as.authorization_endpoint!);
     const q = (extra: Record<string, string>) => { const u = new URL(base); for (const [k, v] of Object.entries({ response_type: 'code', state: 's1', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', ...extra })) u.searchParams.set(k, v); return u; };
