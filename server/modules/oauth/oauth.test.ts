@@ -266,3 +266,24 @@ describe('client credentials', () => {
     expect((await noGrant.json()).error).toBe('invalid_request');
   });
 });
+
+describe('the consent page\'s sign-in', () => {
+  it('shares /auth/login\'s failed-login limit: past it the page answers 429 and /auth/login does too', async () => {
+    const own = await startTestServer({ loginRateLimit: 2 });
+    try {
+      const bob = await own.user('bob');
+      const pub = await fetch(`${own.url}/v2/app/demo/oauth/clients`, { method: 'POST', headers: { authorization: `Bearer ${own.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'p', redirectUris: [CALLBACK], scopes: ['database:read'] }) });
+      const clientId = (await pub.json()).data._id;
+      const url = `${own.url}/v2/app/demo/oauth/authorize`;
+      const fields = { client_id: clientId, redirect_uri: CALLBACK, response_type: 'code', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256', email: bob.email, password: 'wrong-password', allowed: 'true' };
+      for (let i = 0; i < 2; i++) expect((await fetch(url, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' })).status).toBe(401);
+      const limited = await fetch(url, { method: 'POST', body: new URLSearchParams({ ...fields, password: bob.password }), redirect: 'manual' });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(limited.headers.get('location')).toBeNull();
+      expect((await own.req('POST', '/auth/login', { token: null, body: { email: bob.email, password: bob.password } })).status).toBe(429);
+    } finally {
+      await own.close();
+    }
+  });
+});

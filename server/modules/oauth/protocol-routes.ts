@@ -7,7 +7,7 @@
 import express, { Router, type Express, type Request, type RequestHandler, type Response } from 'express';
 import OAuth2Server, { OAuthError, Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, toApiError } from '../../core/errors.js';
 import { normalizeEmail } from '../users/repo.js';
 import { checkCredentials } from '../auth/service.js';
 import { limiterOf } from '../auth/routes.js';
@@ -135,8 +135,10 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
     try {
       if (!email || !password) throw ApiError.unauthorized('Invalid email or password');
       user = await checkCredentials(ctx, req.ws, limiterOf(ctx), normalizeEmail(email), password);
-    } catch (err) {
-      if (!(err instanceof ApiError) || (err.code !== 'UNAUTHORIZED' && err.code !== 'RATE_LIMITED')) throw err;
+    } catch (thrown) {
+      // On PostgreSQL the shared limiter's 429 comes as a storage failure: the same mapping.
+      const err = toApiError(thrown);
+      if (err.code !== 'UNAUTHORIZED' && err.code !== 'RATE_LIMITED') throw thrown;
       const limited = err.code === 'RATE_LIMITED';
       if (limited) res.set(err.headers ?? {});
       sendConsentPage(res, { ...r.view, error: limited ? 'Too many failed attempts; try again later' : 'Wrong email or password', email }, limited ? 429 : 401);
