@@ -232,9 +232,12 @@ describe.skipIf(skip)('three processes behind HAProxy on one database', () => {
     back.close();
     expect(acked.filter((a) => a.at > leftAt && !afterReturn.has(a.id) && !mayMiss.has(a.id))).toEqual([]);
 
-    // Every acknowledged create reaches the webhook; a second send of one carries the same id.
+    // Every acknowledged create reaches the webhook (but, as for the subscriber above, those the
+    // killed p2 acknowledged in its last second: a delivery is stored just after the record's
+    // commit, so a SIGKILL between the two loses it; docs/scaling.md lists this limit); a second
+    // send of one carries the same id.
     const deliveries = () => rx.received.filter((r) => r.url === '/hook').map((r) => ({ id: JSON.parse(r.body).data._id as string, webhookId: r.headers['webhook-id'] }));
-    await waitFor(() => { const got = new Set(deliveries().map((d) => d.id)); return acked.every((a) => got.has(a.id)); }, 30_000, 'a delivery of every acknowledged create').catch((err) => {
+    await waitFor(() => { const got = new Set(deliveries().map((d) => d.id)); return acked.every((a) => got.has(a.id) || mayMiss.has(a.id)); }, 30_000, 'a delivery of every acknowledged create').catch((err) => {
       const got = new Set(deliveries().map((d) => d.id));
       console.error(JSON.stringify({ killedAt, restartedAt, cutEndedAt, missing: acked.filter((a) => !got.has(a.id)).map((a) => ({ ...a, rel: a.at - killedAt })) }));
       throw err;
