@@ -72,6 +72,22 @@ describe('the v2 OpenAPI document', () => {
     const v1 = await (await fetch(`${t.url}/app/demo/openapi.json`)).json();
     expect(v1.servers[0].url).toBe(`${t.url}/app/demo`);
     expect(v1.paths['/batch']).toBeUndefined();
+    // Access: API keys, OAuth clients and protocol, GraphQL, and the two schemes.
+    for (const path of ['/api-keys', '/api-keys/{id}', '/oauth/clients', '/oauth/clients/{id}', '/oauth/authorize', '/oauth/token', '/oauth/revoke', '/oauth/.well-known/oauth-authorization-server', '/graphql']) {
+      expect(doc.paths[path], path).toBeDefined();
+    }
+    expect(Object.keys(doc.paths['/api-keys']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api-keys/{id}']).sort()).toEqual(['delete', 'get']);
+    expect(Object.keys(doc.paths['/graphql']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/oauth/token'].post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    const oauth2 = doc.components.securitySchemes.oauth2;
+    expect(oauth2.type).toBe('oauth2');
+    expect(oauth2.flows.authorizationCode.authorizationUrl).toBe(`${t.url}/v2/app/demo/oauth/authorize`);
+    expect(oauth2.flows.authorizationCode.tokenUrl).toBe(`${t.url}/v2/app/demo/oauth/token`);
+    expect(oauth2.flows.clientCredentials.tokenUrl).toBe(`${t.url}/v2/app/demo/oauth/token`);
+    expect(Object.keys(oauth2.flows.clientCredentials.scopes)).toHaveLength(9);
+    expect(Object.keys(oauth2.flows.authorizationCode.scopes)).toContain('automation:admin');
   });
 
   it('matches what the server really answers', async () => {
@@ -98,5 +114,49 @@ describe('the v2 OpenAPI document', () => {
     });
     const text = await batch.text();
     expectDocumented({ status: batch.status, headers: batch.headers, text, body: JSON.parse(text) }, '/batch', 'post');
+  });
+
+  it('matches the API keys, OAuth and GraphQL answers', async () => {
+    const key = await v2('POST', '/api-keys', { body: { name: 'ci', scopes: ['database:read'] } });
+    expect(key.status).toBe(201);
+    expectDocumented(key, '/api-keys', 'post');
+    expectDocumented(await v2('POST', '/api-keys', { body: { name: 'ci', scopes: ['nope'] } }), '/api-keys', 'post');
+    expectDocumented(await v2('GET', '/api-keys'), '/api-keys', 'get');
+    expectDocumented(await v2('GET', `/api-keys/${key.body.data._id}`), '/api-keys/{id}', 'get');
+    expectDocumented(await v2('GET', '/api-keys', { token: null, headers: { 'x-api-key': key.body.data.key } }), '/api-keys', 'get');
+    expectDocumented(await v2('DELETE', `/api-keys/${key.body.data._id}`), '/api-keys/{id}', 'delete');
+    expectDocumented(await v2('GET', `/api-keys/${key.body.data._id}`), '/api-keys/{id}', 'get');
+
+    const client = await v2('POST', '/oauth/clients', { body: { name: 'cli', redirectUris: ['http://127.0.0.1:9/cb'], scopes: ['database:read'], confidential: true } });
+    expect(client.status).toBe(201);
+    expect(typeof client.body.data.clientSecret).toBe('string');
+    expectDocumented(client, '/oauth/clients', 'post');
+    expectDocumented(await v2('GET', '/oauth/clients'), '/oauth/clients', 'get');
+    expectDocumented(await v2('GET', `/oauth/clients/${client.body.data._id}`), '/oauth/clients/{id}', 'get');
+
+    const form = async (path: string, fields: Record<string, string>) => {
+      const res = await fetch(`${t.url}/v2/app/demo${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+    };
+    const creds = { client_id: client.body.data._id, client_secret: client.body.data.clientSecret };
+    const token = await form('/oauth/token', { grant_type: 'client_credentials', scope: 'database:read', ...creds });
+    expect(token.status).toBe(200);
+    expectDocumented(token, '/oauth/token', 'post');
+    const bad = await form('/oauth/token', { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: 'http://127.0.0.1:9/cb', ...creds });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('invalid_grant');
+    expectDocumented(bad, '/oauth/token', 'post');
+    expectDocumented(await form('/oauth/token', { grant_type: 'client_credentials', client_id: creds.client_id, client_secret: 'wrong' }), '/oauth/token', 'post');
+    expectDocumented(await form('/oauth/revoke', { token: token.body.access_token, ...creds }), '/oauth/revoke', 'post');
+    const meta = await fetch(`${t.url}/v2/app/demo/oauth/.well-known/oauth-authorization-server`);
+    const metaText = await meta.text();
+    expectDocumented({ status: meta.status, headers: meta.headers, text: metaText, body: JSON.parse(metaText) }, '/oauth/.well-known/oauth-authorization-server', 'get');
+    expect(JSON.parse(metaText).token_endpoint).toBe(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl);
+    expectDocumented(await v2('DELETE', `/oauth/clients/${client.body.data._id}`), '/oauth/clients/{id}', 'delete');
+
+    expectDocumented(await v2('POST', '/graphql', { body: { query: '{ __typename }' } }), '/graphql', 'post');
+    expectDocumented(await v2('GET', `/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/graphql-response+json' } }), '/graphql', 'get');
+    expectDocumented(await v2('POST', '/graphql', { body: { query: '{ nope }' }, headers: { accept: 'application/graphql-response+json' } }), '/graphql', 'post');
   });
 });

@@ -12,6 +12,7 @@ import { apiBaseOf } from '../modules/storage/tus.js';
 import { writeJsonText } from '../core/http.js';
 import type { Schema } from '../modules/openapi/ops.js';
 import { MAX_OPERATIONS } from './batch.js';
+import { addAccessPaths } from './openapi-v2-access.js';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -223,6 +224,7 @@ export function buildV2Document(input: DocumentInput): Schema {
       },
     },
   };
+  addAccessPaths(doc, input.apiBase, input.workspace);
   return doc;
 }
 
