@@ -17,6 +17,7 @@ import { StoragePage } from './pages/storage/storage-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { CredentialsPage } from './pages/credentials/credentials-page';
 import { ApiKeysPage } from './pages/api-keys/api-keys-page';
+import { OAuthClientsPage } from './pages/oauth-clients/oauth-clients-page';
 import { ScenariosPage } from './pages/scenarios/scenarios-page';
 import { ChatsPage } from './pages/chats/chats-page';
 import { forgetActAsTokens } from './api/act-as';
@@ -87,6 +88,7 @@ export function App() {
               <Route path="scenarios/:id?" element={<ScenariosPage />} />
               <Route path="credentials" element={<CredentialsPage />} />
               <Route path="api-keys" element={<ApiKeysPage />} />
+              <Route path="oauth-clients" element={<OAuthClientsPage />} />
               <Route path="outbox" element={<OutboxPage />} />
               <Route path="requests" element={<RequestsPage />} />
               <Route path="graphql" element={<Suspense fallback={<p className="muted">Loading GraphiQL…</p>}><GraphqlPage /></Suspense>} />

@@ -18,6 +18,7 @@ export const NAV: Array<{ path: string; label: string; group: string; later?: bo
   { path: 'scenarios', label: 'Scenarios', group: 'Automation' },
   { path: 'credentials', label: 'Secrets', group: 'Automation' },
   { path: 'api-keys', label: 'API keys', group: 'Automation' },
+  { path: 'oauth-clients', label: 'OAuth clients', group: 'Automation' },
   { path: 'outbox', label: 'Outbox', group: 'Inspect' },
   { path: 'requests', label: 'Request log', group: 'Inspect' },
   { path: 'api/', label: 'API reference', group: 'Inspect' },
