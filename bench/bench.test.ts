@@ -38,6 +38,10 @@ describe('npm run bench (smoke)', () => {
         expect(results.start.runs).toHaveLength(2);
         expect(results.start.pageAfterAnswerMs).toBeGreaterThanOrEqual(0);
         expect(results.rss.afterLoadMb).toBeGreaterThan(0);
+        const gql = results.extra.graphql as { ratio: number; graphql: { median: number }; rest: { median: number } } | undefined;
+        expect(gql?.graphql.median, 'GraphQL list of 50').toBeGreaterThan(0);
+        expect(gql?.rest.median, 'REST list of 50').toBeGreaterThan(0);
+        expect(checkTargets(results).find((t) => t.target.startsWith('GraphQL list of 50'))?.ok).toBeDefined();
         expect(checkTargets(results).every((t) => t.ok !== undefined)).toBe(true);
       }
       expect(toText(results)).toContain('GET by id');

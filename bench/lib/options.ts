@@ -34,6 +34,8 @@ export interface BenchOptions {
   console: boolean;
   /** Test-suite figures: starts against `node -e 0`, fork of 10,000 records, a 200-test suite (on by default). */
   testing: boolean;
+  /** GraphQL list of 50 beside the same REST list, on a server of its own (on by default). */
+  graphql: boolean;
   /** Where the JSON and Markdown results go; undefined = don't write. */
   outDir?: string;
   /** Print progress lines to stderr. */
@@ -57,6 +59,7 @@ export const DEFAULTS: BenchOptions = {
   realtime: false,
   console: true,
   testing: true,
+  graphql: true,
   outDir: 'bench/results',
   verbose: true,
 };
@@ -78,6 +81,7 @@ const FLAGS = {
   realtime: { type: 'boolean' },
   'no-console': { type: 'boolean' },
   'no-testing': { type: 'boolean' },
+  'no-graphql': { type: 'boolean' },
   out: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -85,10 +89,10 @@ const FLAGS = {
 
 export const USAGE = `Usage: npm run bench -- [--sizes 10000,100000] [--ops ${OPS.join(',')}] [--create-sizes 1000,10000,100000]
   [--start-size 100000] [--start-runs 3] [--restore-size 10000] [--connections 10] [--warmup 2] [--duration 5]
-  [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--no-console] [--no-testing] [--out bench/results] [--quiet]
+  [--repeats 3] [--no-build] [--source] [--storage] [--realtime] [--no-console] [--no-testing] [--no-graphql] [--out bench/results] [--quiet]
 Every flag has an environment twin: BENCH_SIZES, BENCH_OPS, BENCH_CREATE_SIZES, BENCH_START_SIZE, BENCH_START_RUNS,
 BENCH_RESTORE_SIZE, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_DURATION, BENCH_REPEATS,
-BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_NO_CONSOLE=1, BENCH_OUT.`;
+BENCH_NO_BUILD=1, BENCH_SOURCE=1, BENCH_STORAGE=1, BENCH_REALTIME=1, BENCH_NO_CONSOLE=1, BENCH_NO_TESTING=1, BENCH_NO_GRAPHQL=1, BENCH_OUT.`;
 
 function list(raw: string | undefined, name: string): number[] | undefined {
   if (raw === undefined) return undefined;
@@ -134,6 +138,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     realtime: v.realtime ?? flagOn(env.BENCH_REALTIME),
     console: !(v['no-console'] ?? flagOn(env.BENCH_NO_CONSOLE)),
     testing: !(v['no-testing'] ?? flagOn(env.BENCH_NO_TESTING)),
+    graphql: !(v['no-graphql'] ?? flagOn(env.BENCH_NO_GRAPHQL)),
     outDir: v.out ?? env.BENCH_OUT ?? DEFAULTS.outDir,
     verbose: !(v.quiet ?? false),
     help: !!v.help,

@@ -1,5 +1,6 @@
 // Turns a benchmark result into the one comparison table (plain text for the terminal,
 // Markdown for the README / docs) and checks the issue's targets against it.
+import type { GraphqlBenchResult } from '../graphql.js';
 import type { ConsoleBenchResult } from '../console.js';
 import type { TestingBenchResult } from '../testing.js';
 import type { ListsBenchResult } from '../lists.js';
@@ -159,6 +160,14 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   }
   out.push(...v2Targets(r));
   out.push(...apiKeyTargets(r));
+  const gql = r.extra.graphql as GraphqlBenchResult | undefined;
+  if (gql || r.options.graphql) {
+    out.push({
+      target: 'GraphQL list of 50 ≥ 0.5 × the same REST list (v2, interleaved)',
+      value: gql ? `${fmt(gql.ratio)}× (${int(gql.graphql.median)} vs ${int(gql.rest.median)} req/s)` : 'not measured',
+      ok: gql ? gql.ratio >= 0.5 : undefined,
+    });
+  }
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });
   return out;

@@ -201,6 +201,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   if (o.storage) results.extra.storage = await optional('storage', 'benchStorage', { sizeMB: 200 }, results, log);
   if (o.realtime) results.extra.realtime = await optional('realtime', 'benchRealtime', {}, results, log);
   if (o.console) results.extra.console = await optional('console', 'benchConsole', { records: 100_000, runs: 5, log }, results, log);
+  // A server of its own (the built one, or the sources with --source), a collection of up to 1,000 records.
+  if (o.graphql) {
+    results.extra.graphql = await optional('graphql', 'benchGraphql', { size: Math.min(1_000, Math.max(50, ...o.sizes)), source: o.source, load, log }, results, log);
+  }
   // The built server only (bundle and dist/server): --source runs skip it.
   if (o.testing && !o.source) results.extra.testing = await optional('testing', 'benchTesting', { log }, results, log);
   results.machine.loadAvgEnd = loadavg();
