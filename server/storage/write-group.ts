@@ -16,6 +16,7 @@ export interface GroupParticipant { commit(): Promise<void>; rollback(): Promise
 export class WriteGroup {
   private readonly undo: Array<() => Promise<void>> = [];
   private readonly participants = new Map<object, GroupParticipant>();
+  private readonly ended: Array<() => void> = [];
   /** Set once the group is committed or rolled back: work that outlives it (a timer started
    *  inside) writes on its own again. */
   closed = false;
@@ -25,6 +26,14 @@ export class WriteGroup {
     let p = this.participants.get(key) as T | undefined;
     if (!p) { p = make(); this.participants.set(key, p); }
     return p;
+  }
+
+  /** Runs `fn` once the group is over: committed, or every write undone. */
+  onEnd(fn: () => void): void { this.ended.push(fn); }
+
+  /** Called once the group is over (committed or undone). */
+  end(): void {
+    for (const fn of this.ended.splice(0)) fn();
   }
 
   /** Remembers how to undo one write. */
@@ -58,15 +67,19 @@ export function activeWriteGroup(): WriteGroup | undefined {
 export function inWriteGroup<T>(scope: string, fn: () => Promise<{ commit: boolean; value: T }>): Promise<T> {
   return serial.run(scope, async () => {
     const group = new WriteGroup();
-    let outcome: { commit: boolean; value: T };
     try {
-      outcome = await current.run(group, fn);
-    } catch (err) {
-      await group.rollback();
-      throw err;
+      let outcome: { commit: boolean; value: T };
+      try {
+        outcome = await current.run(group, fn);
+      } catch (err) {
+        await group.rollback();
+        throw err;
+      }
+      if (outcome.commit) await group.commit();
+      else await group.rollback();
+      return outcome.value;
+    } finally {
+      group.end();
     }
-    if (outcome.commit) await group.commit();
-    else await group.rollback();
-    return outcome.value;
   });
 }
