@@ -5,17 +5,17 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AppContext, Module } from './modules/context.js';
 import { ApiError, errorHandler, noRoute, notFoundHandler } from './core/errors.js';
 import { JSON_TEXT, cors, jsonBody, loopbackHostGuard, plainJsonResponse, writeJsonText } from './core/http.js';
-import { authenticate } from './modules/auth/authenticate.js';
+import { authenticate } from './modules/auth/index.js';
 import { isLoopbackHost } from './core/config.js';
-import { installRecordGetFastPath } from './modules/database/fast-path.js';
-import { requestLogMiddleware } from './modules/request-log/request-log.js';
+import { installRecordGetFastPath } from './modules/database/index.js';
+import { requestLogMiddleware } from './modules/request-log/index.js';
 import { consoleDistDir, mountConsole } from './console-ui.js';
 import { declareFieldsFirst } from './core/request-shape.js';
-import { touchWorkspace } from './modules/workspaces/fork-ttl.js';
+import { touchWorkspace } from './modules/workspaces/index.js';
 import { mountV2 } from './v2/index.js';
-import { mountOAuth } from './modules/oauth/protocol-routes.js';
+import { mountOAuth } from './modules/oauth/index.js';
 import { readsOwnBody } from './v2/graphql/route.js';
-import { injectFaults } from './modules/faults/middleware.js';
+import { injectFaults } from './modules/faults/index.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -41,7 +41,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   const resolveWorkspace: RequestHandler = (req, _res, next) => {
     req.ws = ctx.registry.require((req.params as { appId: string }).appId);
     req.ws.assertAvailable();
-    touchWorkspace(req.ws); // a fork's idle deadline moves
+    touchWorkspace(ctx, req.ws); // a fork's idle deadline moves
     next();
   };
   // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
@@ -77,7 +77,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   // Console API: console token, no cross-origin access.
   const consoleApi = Router();
   consoleApi.use(requireConsoleToken(ctx));
-  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); touchWorkspace(req.ws); next(); });
+  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); touchWorkspace(ctx, req.ws); next(); });
   consoleApi.use(routeFirst(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)),
     (req) => hasRoute([consoleApi], req, false)));
   for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);

@@ -10,9 +10,10 @@ import { Registry } from './storage/registry.js';
 import { EventBus } from './core/bus.js';
 import { resolveConfig } from './core/config.js';
 import type { AppContext } from './modules/context.js';
-import { generatePassword, mintAdminToken } from './modules/workspaces/service.js';
-import { changeUser, createUser } from './modules/users/service.js';
-import { findUser, type UserDoc } from './modules/users/repo.js';
+import { createContext } from './modules/server-state.js';
+import { generatePassword, mintAdminToken } from './modules/workspaces/index.js';
+import { changeUser, createUser } from './modules/users/index.js';
+import { findUser, type UserDoc } from './modules/users/index.js';
 
 export class AdminCommandError extends Error {}
 
@@ -115,7 +116,7 @@ async function viaFolder(o: AdminOptions): Promise<AdminResult> {
   try {
     const config = resolveConfig({ data: o.data, compactEvery: 0 });
     registry = await Registry.load(o.data, undefined, 0);
-    const ctx: AppContext = { config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] };
+    const ctx: AppContext = createContext({ config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] });
     const ws = registry.get(o.workspace);
     if (!ws) throw new AdminCommandError(`No workspace '${o.workspace}' in ${o.data} (it has: ${registry.list().map((w) => w._id).join(', ') || 'none'})`);
     let password: string | undefined;

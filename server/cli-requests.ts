@@ -4,7 +4,7 @@
 // the request log, and the console's `#token=` fragment never reaches the server at all.
 import type http from 'node:http';
 import type { Writable } from 'node:stream';
-import { redactUrl } from './modules/request-log/request-log.js';
+import { redactUrl } from './modules/request-log/index.js';
 
 const COLORS = { reset: '\x1b[0m', dim: '\x1b[2m', green: '\x1b[32m', cyan: '\x1b[36m', yellow: '\x1b[33m', red: '\x1b[31m' };
 

@@ -10,11 +10,11 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_PORT, VERSION } from './core/config.js';
 import { DataFolderLockedError } from './storage/lock.js';
-import { withDataFolder, OfflineError } from './modules/workspaces/offline.js';
-import { listCollections } from './modules/database/collections.js';
-import { buildDocument } from './modules/openapi/document.js';
-import { typesFromDocument } from './modules/openapi/typescript.js';
-import type { Schema } from './modules/openapi/ops.js';
+import { withDataFolder, OfflineError } from './modules/workspaces/index.js';
+import { listCollections } from './modules/database/index.js';
+import { buildDocument } from './modules/openapi/index.js';
+import { typesFromDocument } from './modules/openapi/index.js';
+import type { Schema } from './modules/openapi/index.js';
 
 /** A failure reported in one line on stderr (exit 1): no server, unknown workspace, bad folder. */
 export class TypesCommandError extends Error {}

@@ -6,28 +6,29 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { ConfigError, resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './core/config.js';
-import { FirstAdminInput } from './modules/users/schemas.js';
-import { hashAhead } from './modules/users/repo.js';
+import { FirstAdminInput } from './modules/users/index.js';
+import { hashAhead } from './modules/users/index.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/database-error.js';
 import type { PgDatabase } from './storage/pg/pg-store.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './modules/context.js';
+import { createContext } from './modules/server-state.js';
 import { buildApp } from './app.js';
 import { ApiError } from './core/errors.js';
 import { modules } from './modules/index.js';
-import { createWorkspace } from './modules/workspaces/service.js';
-import { applySeed } from './modules/workspaces/seed.js';
-import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/workspaces/snapshots.js';
-import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/workspaces/reset.js';
+import { createWorkspace } from './modules/workspaces/index.js';
+import { applySeed } from './modules/workspaces/index.js';
+import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/workspaces/index.js';
+import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/workspaces/index.js';
 
 export type { ServerOptions, ServerConfig };
 /** Thrown by createServer / startServer for a bad option (its message names the option). */
 export { ConfigError } from './core/config.js';
 /** A bad, unreachable or unusable `database` (its message is one line naming the problem). */
 export { DatabaseError };
-export { DumpFileError } from './modules/workspaces/seed.js';
+export { DumpFileError } from './modules/workspaces/index.js';
 
 export interface HomebaseServer {
   app: express.Express;
@@ -75,7 +76,7 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
     const bus = new EventBus();
     // The PostgreSQL side (pg-start.ts and the pg client under it) is loaded only with a database.
     const registry = db ? await (await import('./storage/pg-start.js')).openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
-    const ctx: AppContext = { config, registry, bus, upgradeHandlers: [], closers: [] };
+    const ctx: AppContext = createContext({ config, registry, bus, upgradeHandlers: [], closers: [] });
     const app = buildApp(ctx, modules);
     for (const m of modules) await m.start?.(ctx);
 

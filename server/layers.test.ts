@@ -2,6 +2,10 @@
 // import from its own layer and the ones before it, never after: core and storage know nothing
 // of the modules, and nothing but the app knows how the modules are put together. The shared
 // layer is browser-safe (the console imports it), so it imports no Node built-in either.
+// Inside the modules layer each module folder has a public face, its `index.ts`: another module,
+// a shared file of the layer (`modules/*.ts`) or the app imports that file only, never the
+// module's other files. `users` (the accounts) and `auth` (signing in with one) do not import each
+// other: auth uses users, and what users needs of auth comes through the context.
 // Tests and the test harness may import anything.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -33,6 +37,39 @@ function importsOf(file: string): string[] {
     out.push(m[1] ?? m[2] ?? m[3]);
   }
   return out;
+}
+
+const MODULES = join(SERVER, 'modules');
+
+/** The module folder a file belongs to (`auth`), '' for a shared file of the modules layer,
+ *  undefined outside the layer. */
+function moduleOf(file: string): string | undefined {
+  const rel = relative(MODULES, file);
+  if (rel.startsWith('..')) return undefined;
+  const parts = rel.split(/[\\/]/);
+  return parts.length === 1 ? '' : parts[0];
+}
+
+/** Every relative import of the sources, resolved to the file it names. */
+function edges(files: string[]): Array<{ file: string; spec: string; target: string }> {
+  return files.flatMap((file) => importsOf(file).filter((s) => s.startsWith('.'))
+    .map((spec) => ({ file, spec, target: resolve(dirname(file), spec).replace(/\.js$/, '.ts') })));
+}
+
+/** The imports that reach into another module past its face. */
+function reachesPastFace(list: Array<{ file: string; spec: string; target: string }>): string[] {
+  return list.filter(({ file, target }) => {
+    const to = moduleOf(target);
+    if (!to) return false; // outside the layer, or a shared file of it
+    if (moduleOf(file) === to) return false; // inside its own module
+    return relative(join(MODULES, to), target) !== 'index.ts';
+  }).map(({ file, spec }) => `${relative(SERVER, file)} imports ${spec}`);
+}
+
+/** The imports from module `a` into module `b` (any file of it, its face too). */
+function importsBetween(list: Array<{ file: string; target: string }>, a: string, b: string): string[] {
+  return list.filter(({ file, target }) => moduleOf(file) === a && moduleOf(target) === b)
+    .map(({ file, target }) => `${relative(SERVER, file)} imports ${relative(SERVER, target)}`);
 }
 
 describe('layers', () => {
@@ -67,5 +104,30 @@ describe('layers', () => {
     const wrong = files.filter((f) => layerOf(f) === LAYERS.indexOf('storage') && /\bApiError\b/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(SERVER, f));
     expect(wrong).toEqual([]);
+  });
+
+  it('a module is used only through its face (index.ts), by other modules and by the app', () => {
+    expect(reachesPastFace(edges(files))).toEqual([]);
+  });
+
+  it('the faces check sees a reach past a face, and a face is no reach', () => {
+    const file = join(MODULES, 'chats', 'service.ts');
+    const past = { file, spec: '../users/repo.js', target: join(MODULES, 'users', 'repo.ts') };
+    const face = { file, spec: '../users/index.js', target: join(MODULES, 'users', 'index.ts') };
+    const own = { file, spec: './store.js', target: join(MODULES, 'chats', 'store.ts') };
+    const app = { file: join(SERVER, 'app.ts'), spec: './modules/auth/authenticate.js', target: join(MODULES, 'auth', 'authenticate.ts') };
+    expect(reachesPastFace([past, face, own, app])).toEqual(['modules/chats/service.ts imports ../users/repo.js', 'app.ts imports ./modules/auth/authenticate.js']);
+  });
+
+  it('every module folder has a face', () => {
+    const folders = readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.length).toBeGreaterThan(10);
+    expect(folders.filter((m) => !files.includes(join(MODULES, m, 'index.ts')))).toEqual([]);
+  });
+
+  it('users and auth do not import each other: users imports nothing of auth', () => {
+    const all = edges(files);
+    expect(importsBetween(all, 'users', 'auth')).toEqual([]);
+    expect(importsBetween(all, 'auth', 'users').length).toBeGreaterThan(0); // the check can see one
   });
 });

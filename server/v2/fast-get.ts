@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AppContext } from '../modules/context.js';
 import { ID_SOURCE } from '../core/ids.js';
 import { adoptAsExpress } from '../core/request-shape.js';
-import { accessLabel, getCollection, getRecord, getRecordNow } from '../modules/database/service.js';
+import { accessLabel, getCollection, getRecord, getRecordNow } from '../modules/database/index.js';
 import type { Doc } from '../storage/query.js';
 import { sendOne, workspaceUrl } from './envelope.js';
 import { answerInV2Shape } from './face.js';

@@ -17,8 +17,8 @@ import { batchRoute } from './batch.js';
 import { injectedRequests } from './inject.js';
 import { methodNotAllowed } from './methods.js';
 import { cors, jsonBody } from '../core/http.js';
-import { apiKeyRoutes } from '../modules/api-keys/routes.js';
-import { oauthClientRoutes } from '../modules/oauth/routes.js';
+import { apiKeyRoutes } from '../modules/api-keys/index.js';
+import { oauthClientRoutes } from '../modules/oauth/index.js';
 import { graphqlRoute } from './graphql/route.js';
 
 export interface V2Parts {

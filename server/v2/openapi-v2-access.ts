@@ -1,8 +1,8 @@
 // The v2 document's access paths: the API keys and OAuth clients an administrator manages, the
 // OAuth 2.0 protocol endpoints (answered as RFC 6749 says, outside the envelope), the GraphQL
 // endpoint, and the `oauth2` security scheme with the workspace's own URLs and scopes.
-import type { Schema } from '../modules/openapi/ops.js';
-import { API_KEY_SCOPES } from '../modules/api-keys/scopes.js';
+import type { Schema } from '../modules/openapi/index.js';
+import { API_KEY_SCOPES } from '../modules/api-keys/index.js';
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const response = (name: string): Schema => ({ $ref: `#/components/responses/${name}` });

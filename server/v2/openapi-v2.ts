@@ -6,11 +6,11 @@
 // `fields` on every read, PUT as a replacement on records, and `POST /batch`.
 import type { RequestHandler } from 'express';
 import type { AppContext } from '../modules/context.js';
-import { buildDocument, type DocumentInput } from '../modules/openapi/document.js';
-import { listCollections } from '../modules/database/collections.js';
-import { apiBaseOf } from '../modules/storage/tus.js';
+import { buildDocument, type DocumentInput } from '../modules/openapi/index.js';
+import { listCollections } from '../modules/database/index.js';
+import { apiBaseOf } from '../modules/storage/index.js';
 import { writeJsonText } from '../core/http.js';
-import type { Schema } from '../modules/openapi/ops.js';
+import type { Schema } from '../modules/openapi/index.js';
 import { MAX_OPERATIONS } from './batch.js';
 import { addAccessPaths } from './openapi-v2-access.js';
 

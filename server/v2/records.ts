@@ -7,8 +7,8 @@ import type { AppContext } from '../modules/context.js';
 import { storedDocJson } from '../core/http.js';
 import {
   accessLabel, createRecord, deleteRecord, getCollection, getRecord, getRecordNow, listRecords, replaceRecord, updateRecord, type RecordOpts,
-} from '../modules/database/service.js';
-import type { RecordOp } from '../modules/database/access.js';
+} from '../modules/database/index.js';
+import type { RecordOp } from '../modules/database/index.js';
 import type { Doc } from '../storage/query.js';
 import { sendList, sendOne, workspaceUrl } from './envelope.js';
 import { etagOf, ifMatchCheck } from './etag.js';

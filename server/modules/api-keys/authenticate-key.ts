@@ -7,8 +7,8 @@
 // /credentials), never for collections' definitions or other users' `only-user` records.
 import type { NextFunction, Request } from 'express';
 import { ApiError } from '../../core/errors.js';
-import type { AuthInfo } from '../auth/authenticate.js';
-import type { UserDoc } from '../users/repo.js';
+import type { AuthInfo } from '../caller.js';
+import type { UserDoc } from '../users/index.js';
 import { verifyApiKey, type ApiKey } from './service.js';
 import { scopeNeeded } from './scopes.js';
 

@@ -2,7 +2,7 @@
 // manage keys): `/v2/app/{app_id}/api-keys`. Mounted by the v2 face (server/v2/index.ts), whose
 // envelope answers them. The key's value is in the creation answer only.
 import type { Request, Response, Router } from 'express';
-import { adminOnly, requireAdmin } from '../auth/authenticate.js';
+import { adminOnly, requireAdmin } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { NewApiKeyBody } from './schemas.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.js';

@@ -1,36 +1,14 @@
-// Request authentication for the workspace API: reads the bearer token (if any) into req.auth,
-// and the guards handlers call. A present but bad token is always a 401, even where anonymous
-// access would be allowed.
-import type { Request, RequestHandler, Router } from 'express';
+// Request authentication for the workspace API: reads the bearer token (if any) into req.auth
+// (the guards handlers call are in ../caller.ts). A present but bad token is always a 401, even
+// where anonymous access would be allowed.
+import type { Request, RequestHandler } from 'express';
+import type { AuthInfo } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import { liveSession, verifyAccessToken, verifyAccessTokenNow, type SessionDoc } from './sessions.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { UserDoc } from '../users/repo.js';
-import { apiKeyAuth } from '../api-keys/authenticate-key.js';
-import { clientTokenAuth, scopedUserAuth } from '../oauth/token-auth.js';
-
-export interface AuthInfo {
-  userId: string;
-  role: string;
-  isAdmin: boolean;
-  sessionId: string;
-  /** The admin behind an impersonation token. */
-  impersonatedBy?: string;
-  user: UserDoc;
-  /** Set when the caller is an API key (X-API-Key): its id and scopes. */
-  apiKey?: { id: string; scopes: readonly string[] };
-}
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** The workspace of a `/app/{app_id}` request. */
-    ws: Workspace;
-    /** The signed-in caller, or null for an anonymous request. */
-    auth: AuthInfo | null;
-    /** Access-rule outcome recorded for the request log. */
-    accessRule?: string;
-  }
-}
+import type { UserDoc } from '../users/index.js';
+import { apiKeyAuth } from '../api-keys/index.js';
+import { clientTokenAuth, scopedUserAuth } from '../oauth/index.js';
 
 export function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
@@ -112,38 +90,4 @@ export function authenticate(isConsoleToken: (token: string) => boolean): Reques
     }
     return authenticateRequest(req, token).then((auth) => { req.auth = auth; }, (err: unknown) => refused(req, token, err)).then(() => next(), next);
   };
-}
-
-export function requireUser(req: Request): AuthInfo {
-  if (!req.auth) throw ApiError.unauthorized();
-  return req.auth;
-}
-
-export function requireAdmin(req: Request): AuthInfo {
-  const auth = requireUser(req);
-  if (!auth.isAdmin) throw ApiError.forbidden('An administrator token is required');
-  return auth;
-}
-
-/** Guard of admin-only routes: 401 without a caller, 403 for a non-admin. */
-const guardAdmin: RequestHandler = (req, _res, next) => { requireAdmin(req); next(); };
-
-type Route = (path: string, ...handlers: RequestHandler[]) => AdminRouter;
-export interface AdminRouter { get: Route; post: Route; put: Route; patch: Route; delete: Route }
-
-/** The routes registered through the returned object are for administrators only: the guard
- *  runs before their handlers, once for the whole group, so that a new route cannot forget it.
- *  They go into `router` itself, in registration order among its other routes. */
-export function adminOnly(router: Router): AdminRouter {
-  const route = (method: 'get' | 'post' | 'put' | 'patch' | 'delete'): Route => (path, ...handlers) => {
-    router[method](path, guardAdmin, ...handlers);
-    return admin;
-  };
-  const admin: AdminRouter = { get: route('get'), post: route('post'), put: route('put'), patch: route('patch'), delete: route('delete') };
-  return admin;
-}
-
-/** The bus actor for a request. */
-export function actorOf(req: Request) {
-  return req.auth ? { _id: req.auth.userId, role: req.auth.role, ...(req.auth.impersonatedBy ? { impersonatedBy: req.auth.impersonatedBy } : {}) } : undefined;
 }

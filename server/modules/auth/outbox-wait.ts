@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { QueryResult, StoreQuery } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
-import { normalizeEmail } from '../users/repo.js';
+import { normalizeEmail } from '../users/index.js';
 import { outboxStore, onEmail } from './outbox.js';
 
 /** The longest `wait` accepted, in ms; a larger one is a 400 naming `wait`. */

@@ -5,7 +5,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { UserDoc } from '../users/repo.js';
+import type { UserDoc } from '../users/index.js';
 import { hashToken } from './sessions.js';
 import { sendEmail } from './outbox.js';
 

@@ -2,25 +2,24 @@
 // the workspace outbox on the console API.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { actorOf, adminOnly, requireUser } from './authenticate.js';
+import { actorOf, adminOnly, requireUser } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
-import { publicUser } from '../users/repo.js';
-import { writableBody } from '../users/schemas.js';
-import { changeUser } from '../users/service.js';
+import { publicUser } from '../users/index.js';
+import { writableBody } from '../users/index.js';
+import { changeUser } from '../users/index.js';
 import { ChangePasswordBody, ForgotBody, LoginBody, LogoutBody, ME_READ_ONLY, RefreshBody, REGISTER_READ_ONLY, RegisterBody, ResetBody, UpdateMeBody } from './schemas.js';
 import * as auth from './service.js';
 import { LoginLimiter } from './rate-limit.js';
 import { findOrWait, linksAndCodes, parseTo, parseWait, stopWaits } from './outbox-wait.js';
 
-// One limiter per server (two servers in one process never share counts).
-const limiters = new WeakMap<AppContext, LoginLimiter>();
+/** The server's login limiter (its state, made on first use). */
 export function limiterOf(ctx: AppContext): LoginLimiter {
-  let limiter = limiters.get(ctx);
+  let limiter = ctx.state.auth.limiter;
   if (!limiter) {
     limiter = new LoginLimiter(ctx.config.loginRateLimit);
     limiter.shared = ctx.registry.database?.loginLimiter; // on PostgreSQL: one count for every process
-    limiters.set(ctx, limiter);
+    ctx.state.auth.limiter = limiter;
   }
   return limiter;
 }

@@ -1,6 +1,6 @@
 // Request bodies of the /auth endpoints (user field rules come from the users module).
 import { z } from 'zod';
-import { EmailSchema, NameSchema, PasswordSchema, SYSTEM_FIELDS } from '../users/schemas.js';
+import { EmailSchema, NameSchema, PasswordSchema, SYSTEM_FIELDS } from '../users/index.js';
 
 export const RegisterBody = z.object({
   email: EmailSchema,

@@ -3,11 +3,11 @@
 // and impersonation.
 import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
-import type { AuthInfo } from './authenticate.js';
+import type { AuthInfo } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
-import { findUser, findUserByEmail, hashPassword, normalizeEmail, verifyPassword, type UserDoc } from '../users/repo.js';
-import { changeUser, createUser } from '../users/service.js';
+import { findUser, findUserByEmail, hashPassword, normalizeEmail, verifyPassword, type UserDoc } from '../users/index.js';
+import { changeUser, createUser } from '../users/index.js';
 import { createSession, revokeSession, rotateRefreshToken, sessionOfRefreshToken, type LoginResult } from './sessions.js';
 import { consumeResetToken, sendRecoveryEmail } from './recovery.js';
 import type { LoginLimiter } from './rate-limit.js';

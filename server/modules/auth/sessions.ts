@@ -8,7 +8,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { getEach, withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { publicUser, type UserDoc } from '../users/repo.js';
+import { publicUser, type UserDoc } from '../users/index.js';
 import type { User } from '../../shared/models.js';
 import { sessionsEnded } from './session-ends.js';
 

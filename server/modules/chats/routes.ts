@@ -2,7 +2,7 @@
 // service.ts; this file only reads requests and writes responses.
 import type { Request, Router } from 'express';
 import type { Module } from '../context.js';
-import { requireUser } from '../auth/authenticate.js';
+import { requireUser } from '../caller.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { SortKey } from '../../storage/query.js';
 import * as chats from './service.js';

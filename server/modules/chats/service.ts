@@ -6,12 +6,12 @@ import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { StoreQuery } from '../../storage/query.js';
 import type { EventType } from '../../shared/events.js';
-import { actorOf, type AuthInfo } from '../auth/authenticate.js';
+import { actorOf, type AuthInfo } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import { withoutReadOnly } from '../../core/read-only.js';
 import { parseBody } from '../../core/validate.js';
 import { newId } from '../../core/ids.js';
-import { findUser } from '../users/repo.js';
+import { findUser } from '../users/index.js';
 import {
   addMemberSchema, createChannelSchema, postMessageSchema, updateChannelSchema, updateMessageSchema,
   CHANNEL_READ_ONLY, MESSAGE_READ_ONLY, NEW_CHANNEL_READ_ONLY, NEW_MESSAGE_READ_ONLY,

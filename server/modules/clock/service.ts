@@ -16,19 +16,16 @@ export const CLOCK_TOPIC = 'clock';
  *  the same database made it, and fires those itself. */
 export type ClockListener = (ws: Workspace, local: boolean) => void | Promise<void>;
 
-const listeners = new WeakMap<AppContext, Set<ClockListener>>();
-
 /** Listens to the clock moves of every workspace of this server; returns the function that stops. */
 export function onClockMove(ctx: AppContext, listener: ClockListener): () => void {
-  let set = listeners.get(ctx);
-  if (!set) { set = new Set(); listeners.set(ctx, set); }
+  const set = ctx.state.clock.listeners;
   set.add(listener);
   return () => { set.delete(listener); };
 }
 
 /** Tells the listeners (in order, each awaited) that the clock of `ws` moved. */
 export async function clockMoved(ctx: AppContext, ws: Workspace, local: boolean): Promise<void> {
-  for (const listener of [...(listeners.get(ctx) ?? [])]) {
+  for (const listener of [...ctx.state.clock.listeners]) {
     try {
       await listener(ws, local);
     } catch (err) {

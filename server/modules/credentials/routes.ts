@@ -1,7 +1,7 @@
 // The credentials API group: write-only secrets, admin only.
 import type { Router } from 'express';
 import type { Module } from '../context.js';
-import { adminOnly } from '../auth/authenticate.js';
+import { adminOnly } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { crudRoutes } from '../crud-routes.js';
 import { NewCredentialBody, CredentialChangesBody } from './schemas.js';

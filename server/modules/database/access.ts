@@ -2,7 +2,7 @@
 // that shows records. `public` = anyone; `private` = any signed-in user of the workspace;
 // `only-user` = the record's owner (`_owner`). Admins always pass; `remove` defaults to `update`.
 import { ApiError } from '../../core/errors.js';
-import type { AuthInfo } from '../auth/authenticate.js';
+import type { AuthInfo } from '../caller.js';
 import type { AccessLevel, CollectionDef } from '../../shared/models.js';
 
 export type RecordOp = 'read' | 'write' | 'update' | 'remove';

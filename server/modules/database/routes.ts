@@ -3,7 +3,7 @@
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { adminOnly } from '../auth/authenticate.js';
+import { adminOnly } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { assertReadOnlyKept } from '../../core/read-only.js';
 import { preserialised, sendStoredDoc, storedDocJson } from '../../core/http.js';

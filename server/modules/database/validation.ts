@@ -3,7 +3,7 @@
 import type { FieldError, ValidationReason } from '../../shared/error-codes.js';
 import type { FieldDef } from '../../shared/models.js';
 import { parseIsoDate } from '../../storage/query.js';
-import { isEmail } from '../users/schemas.js';
+import { isEmail } from '../users/index.js';
 import { fieldRuleError } from '../../core/validation-messages.js';
 
 /** Keys the server owns on every record. */

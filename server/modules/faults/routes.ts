@@ -7,7 +7,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { parseBody } from '../../core/validate.js';
 import { FaultsBody } from './schemas.js';
 import { clearFaults, FAULTS_TOPIC, hasRealtimeRule, putFaults, viewFaults } from './service.js';
-import { dropSockets } from '../realtime/routes.js';
+import { dropSockets } from '../realtime/index.js';
 
 /** The open sockets go when a realtime rule is set (here and in the other processes). */
 function dropIfRealtime(ctx: AppContext, ws: Workspace): void {

@@ -8,8 +8,8 @@ import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { API_KEY_SCOPES, type ApiKeyScope } from '../api-keys/scopes.js';
-import { revokeSession, sessionsStore } from '../auth/sessions.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../api-keys/index.js';
+import { revokeSession, sessionsStore } from '../auth/index.js';
 
 export const OAUTH_CLIENTS_STORE = 'oauth_clients';
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
 import { newId } from '../../core/ids.js';
-import { hashToken, revokeSession, sessionsStore, type SessionDoc } from '../auth/sessions.js';
+import { hashToken, revokeSession, sessionsStore, type SessionDoc } from '../auth/index.js';
 
 export interface FamilyDoc extends SessionDoc {
   oauthClient: string;

@@ -6,8 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuthorizationCodeModel, ClientCredentialsModel, RefreshTokenModel, Client, User, AuthorizationCode, Token, RefreshToken } from '@node-oauth/oauth2-server';
 import type { Workspace } from '../../storage/workspace.js';
-import { signAccessToken } from '../auth/sessions.js';
-import type { UserDoc } from '../users/repo.js';
+import { signAccessToken } from '../auth/index.js';
+import type { UserDoc } from '../users/index.js';
 import { authenticateClient, getClient, type OAuthClient } from './clients.js';
 import { checkRefreshToken, newRefreshTokenFor, rotateAway, setRefreshToken, startFamily, type FamilyDoc } from './families.js';
 import { OAUTH_CLIENT_ROLE } from './token-auth.js';

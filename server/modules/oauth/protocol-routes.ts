@@ -8,11 +8,11 @@ import express, { Router, type Express, type Request, type RequestHandler, type 
 import OAuth2Server, { OAuthError, Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
 import type { AppContext } from '../context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
-import { normalizeEmail } from '../users/repo.js';
-import { checkCredentials } from '../auth/service.js';
-import { limiterOf } from '../auth/routes.js';
-import { revokeSession, verifiedClaims } from '../auth/sessions.js';
-import { API_KEY_SCOPES } from '../api-keys/scopes.js';
+import { normalizeEmail } from '../users/index.js';
+import { checkCredentials } from '../auth/index.js';
+import { limiterOf } from '../auth/index.js';
+import { revokeSession, verifiedClaims } from '../auth/index.js';
+import { API_KEY_SCOPES } from '../api-keys/index.js';
 import { authenticateClient, getClient, type OAuthClient } from './clients.js';
 import { oauthModel, type OAuthSettings } from './model.js';
 import { familyOfRefreshToken, getFamily } from './families.js';

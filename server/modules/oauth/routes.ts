@@ -2,7 +2,7 @@
 // API key nor an OAuth token can manage them): `/v2/app/{app_id}/oauth/clients`, answered in
 // the v2 envelope. A confidential client's secret is in the creation answer only.
 import type { Request, Response, Router } from 'express';
-import { adminOnly, requireAdmin } from '../auth/authenticate.js';
+import { adminOnly, requireAdmin } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { ApiError } from '../../core/errors.js';
 import { createClient, deleteClient, getClient, listClients, NewOAuthClientBody } from './clients.js';

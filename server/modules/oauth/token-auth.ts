@@ -5,10 +5,10 @@
 // client, a principal of its own like an API key's (`oauthc_<client id>`).
 import type { Request } from 'express';
 import { ApiError } from '../../core/errors.js';
-import type { AuthInfo } from '../auth/authenticate.js';
-import { sessionsStore, verifiedClaims, type TokenClaims } from '../auth/sessions.js';
-import type { UserDoc } from '../users/repo.js';
-import { scopeNeeded } from '../api-keys/scopes.js';
+import type { AuthInfo } from '../caller.js';
+import { sessionsStore, verifiedClaims, type TokenClaims } from '../auth/index.js';
+import type { UserDoc } from '../users/index.js';
+import { scopeNeeded } from '../api-keys/index.js';
 import { clientPrincipalId, getClient } from './clients.js';
 import type { FamilyDoc } from './families.js';
 

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { listCollections } from '../database/collections.js';
-import { apiBaseOf } from '../storage/tus.js';
+import { listCollections } from '../database/index.js';
+import { apiBaseOf } from '../storage/index.js';
 import { buildDocument } from './document.js';
 
 export const openapiModule: Module = {

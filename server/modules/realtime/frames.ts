@@ -4,9 +4,9 @@
 import type { AppContext } from '../context.js';
 import { ApiError, publicError, toApiError } from '../../core/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../../core/http.js';
-import { checkAccess } from '../database/access.js';
-import { recheckAuth } from '../auth/authenticate.js';
-import { canAccessChannel, loadChannel, postMessage } from '../chats/service.js';
+import { checkAccess } from '../database/index.js';
+import { recheckAuth } from '../auth/index.js';
+import { canAccessChannel, loadChannel, postMessage } from '../chats/index.js';
 import type { Client, Hub } from './hub.js';
 
 /** Subscriptions one socket may hold at once. */

@@ -3,10 +3,10 @@
 // Access is checked when a socket subscribes; per event only pure checks run (channel member
 // lists carried by channel.updated, and the collection's read rule record by record).
 import WebSocket from 'ws';
-import type { AuthInfo } from '../auth/authenticate.js';
+import type { AuthInfo } from '../caller.js';
 import type { BusEvent } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
-import { canReadRecord } from '../database/access.js';
+import { canReadRecord } from '../database/index.js';
 
 export interface Client {
   socket: WebSocket;

@@ -3,14 +3,13 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DRIVER, startTestServer, type TestServer } from '../../test/harness.js';
-import { hubs } from './routes.js';
 import { TestSocket, realtimeUrl } from './test-socket.js';
 
 let t: TestServer;
 beforeAll(async () => { t = await startTestServer({ realtimePingInterval: 100, realtimeMaxBuffered: 64 * 1024 }); });
 afterAll(async () => { await t.close(); });
 
-const hub = () => hubs.get(t.srv.ctx)!;
+const hub = () => t.srv.ctx.state.realtime.hub!;
 const until = async (cond: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -108,7 +107,7 @@ describe('keeping connections healthy', () => {
     // Its own server with a slow heartbeat: a paused socket answers no ping, and on a loaded
     // machine the 100 ms heartbeat could drop it (1006) before the buffer bound does (1013).
     const own = await startTestServer({ realtimePingInterval: 60_000, realtimeMaxBuffered: 64 * 1024 });
-    const ownHub = () => hubs.get(own.srv.ctx)!;
+    const ownHub = () => own.srv.ctx.state.realtime.hub!;
     const slow = await TestSocket.open(realtimeUrl(own.api, own.adminToken));
     const c = await own.req('POST', '/chats/channels', { body: { name: 'firehose' } });
     expect(await slow.subscribe(`chat:${c.body._id}`)).toMatchObject({ type: 'subscribed' });

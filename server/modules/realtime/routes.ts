@@ -7,23 +7,21 @@ import type { Request } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AppContext, Module, UpgradeHandler } from '../context.js';
 import { ApiError, publicError } from '../../core/errors.js';
-import { authenticateToken, bearerToken, type AuthInfo } from '../auth/authenticate.js';
+import { type AuthInfo } from '../caller.js';
+import { authenticateToken, bearerToken } from '../auth/index.js';
 import { loopbackHostGuard } from '../../core/http.js';
 import { isLoopbackHost } from '../../core/config.js';
 import { logger } from '../../core/logger.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { Hub, type Client } from './hub.js';
-import { dropsNewSocket } from '../faults/service.js';
+import { dropsNewSocket } from '../faults/index.js';
 import { checkSession, handleFrame, revalidate } from './frames.js';
-import { endsSession, onSessionsEnded, SESSION_END_TOPIC, type SessionEnd } from '../auth/session-ends.js';
+import { endsSession, onSessionsEnded, SESSION_END_TOPIC, type SessionEnd } from '../auth/index.js';
 import { socketCapError, principalOf } from './socket-cap.js';
 
 const PATH = /^\/api\/app\/([^/]+)\/realtime\/?$/;
 /** Client frames queued per socket before reading from it pauses. */
 const MAX_PENDING_FRAMES = 32;
-
-/** The hub of each running server (tests look at it). */
-export const hubs = new WeakMap<AppContext, Hub>();
 
 /** Ends a socket as a lost connection would: no close frame (the client sees 1006). */
 function drop(hub: Hub, client: Client): void {
@@ -34,7 +32,7 @@ function drop(hub: Hub, client: Client): void {
 
 /** Drops every open socket of a workspace (a realtime fault rule was set). */
 export function dropSockets(ctx: AppContext, ws: Workspace): void {
-  const hub = hubs.get(ctx);
+  const hub = ctx.state.realtime.hub;
   if (!hub) return;
   for (const c of hub.clientsOf(ws.id)) if (c.ws === ws) drop(hub, c);
 }
@@ -62,7 +60,7 @@ export const realtimeModule: Module = {
   name: 'realtime',
   async start(ctx) {
     const hub = new Hub(ctx.config.realtimeMaxBuffered, (id) => ctx.registry.get(id));
-    hubs.set(ctx, hub);
+    ctx.state.realtime.hub = hub;
     const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.config.jsonLimit, clientTracking: false });
     const hostGuard = isLoopbackHost(ctx.config.host) ? loopbackHostGuard() : undefined;
     let stopping = false;

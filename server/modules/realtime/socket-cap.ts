@@ -3,7 +3,7 @@
 // the client's address. Beyond it the upgrade is refused with 429 RATE_LIMITED.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../core/errors.js';
-import type { AuthInfo } from '../auth/authenticate.js';
+import type { AuthInfo } from '../caller.js';
 
 /** Seconds a refused client is told to wait before trying again (a socket must close first). */
 const RETRY_AFTER_SECONDS = 5;

@@ -15,13 +15,10 @@ export const TAIL_HEARTBEAT_MS = 15_000;
 /** What a client waits before reconnecting after a drop (the SSE `retry` field). */
 const RETRY_MS = 2_000;
 
-interface Tail { ws: Workspace; end: () => void }
-const open = new WeakMap<AppContext, Set<Tail>>();
+export interface Tail { ws: Workspace; end: () => void }
 
 function tailsOf(ctx: AppContext): Set<Tail> {
-  let set = open.get(ctx);
-  if (!set) { set = new Set(); open.set(ctx, set); }
-  return set;
+  return ctx.state.requestLog.tails;
 }
 
 /** Ends the tails of one workspace (deleted, closed) or all of them (shutdown): an open stream

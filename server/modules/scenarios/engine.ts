@@ -5,12 +5,12 @@ import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { logger } from '../../core/logger.js';
-import { safeEnvelope } from '../webhooks/delivery.js';
-import { wantsEvent } from '../webhooks/service.js';
+import { safeEnvelope } from '../webhooks/index.js';
+import { wantsEvent } from '../webhooks/index.js';
 import { Runner, failInterrupted, type RunRequest, type Execution } from './runner.js';
 import type { ScenarioDoc } from './schemas.js';
 import { ScheduledJob } from './schedule.js';
-import { onClockMove } from '../clock/service.js';
+import { onClockMove } from '../clock/index.js';
 
 export const SCENARIOS = 'scenarios';
 /** What processes on one database tell each other when a scenario changed (PgBackend.tell). */

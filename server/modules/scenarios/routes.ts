@@ -1,7 +1,7 @@
 // The scenarios API group: CRUD, activate / deactivate, run now, executions. Admin only.
 import type { Request, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { adminOnly, requireUser } from '../auth/authenticate.js';
+import { adminOnly, requireUser } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { ApiError } from '../../core/errors.js';
 import { checkKeys } from '../../core/keys.js';
@@ -17,11 +17,8 @@ import {
 /** How long `POST /scenarios/{id}/run` waits for the execution to finish before answering with it still running. */
 export const RUN_WAIT_MS = 30_000;
 
-const engines = new WeakMap<AppContext, ScenarioEngine>();
 function engineOf(ctx: AppContext): ScenarioEngine {
-  let e = engines.get(ctx);
-  if (!e) { e = new ScenarioEngine(ctx); engines.set(ctx, e); }
-  return e;
+  return ctx.state.scenarios.engine ??= new ScenarioEngine(ctx);
 }
 
 /** Drafts are stored loosely: a `$` or dotted key anywhere in the trigger or the steps is a 422

@@ -3,15 +3,15 @@
 // execution and nothing else. Events carry a depth: past MAX_DEPTH an execution is refused, which
 // stops a scenario that triggers itself.
 import type { AppContext } from '../context.js';
-import type { AuthInfo } from '../auth/authenticate.js';
+import type { AuthInfo } from '../caller.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes } from '../../storage/store.js';
 import { ApiError, StorageFailure, toApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
-import { secretValues } from '../credentials/service.js';
-import { findUser } from '../users/repo.js';
+import { secretValues } from '../credentials/index.js';
+import { findUser } from '../users/index.js';
 import { mapJson, resolveTemplates, secretMasker, type SecretMasker, type TemplateContext } from './templates.js';
 import { STEP_RUNNERS, StepFailure, type StepEnv } from './steps.js';
 import type { ScenarioDoc, Step, StepType, Trigger } from './schemas.js';

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { Cron } from 'croner';
 import type { FieldError } from '../../shared/error-codes.js';
-import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/schemas.js';
+import { EventFilter, EventPatterns, isHttpUrl } from '../webhooks/index.js';
 import { checkExpression, templateExpressions } from './templates.js';
 import { zodFieldErrors } from '../../core/validation-messages.js';
 

@@ -1,12 +1,12 @@
 // Scenario rules without HTTP: drafts are saved loosely and checked in full on activation, on a
 // manual run and whenever an active scenario is edited; the engine is told of every change.
 import { randomUUID } from 'node:crypto';
-import type { AuthInfo } from '../auth/authenticate.js';
+import type { AuthInfo } from '../caller.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc, StoreQuery } from '../../storage/doc-store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { secretNames } from '../credentials/service.js';
+import { secretNames } from '../credentials/index.js';
 import { scenarioProblems, type Scenario, type ScenarioDoc, type StepType, type Step, type Trigger } from './schemas.js';
 
 export type { Scenario };

@@ -2,16 +2,16 @@
 // through the database and chats services, so they check, validate and publish exactly as the
 // REST API does, with the scenario's depth carried on the events they cause.
 import type { AppContext } from '../context.js';
-import type { AuthInfo } from '../auth/authenticate.js';
+import type { AuthInfo } from '../caller.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError } from '../../core/errors.js';
-import { createRecord, deleteRecord, updateRecord } from '../database/service.js';
-import { postMessage } from '../chats/service.js';
+import { createRecord, deleteRecord, updateRecord } from '../database/index.js';
+import { postMessage } from '../chats/index.js';
 import { describeRequestError, HttpTimeout, sendRequest, type IncomingAnswer } from '../../core/outbound-http.js';
-import { isHttpUrl } from '../webhooks/schemas.js';
+import { isHttpUrl } from '../webhooks/index.js';
 import { isPlainObject } from './templates.js';
 import { maskThenCut, type SecretMasker } from './secret-masker.js';
-import { waitUntil } from '../clock/wait.js';
+import { waitUntil } from '../clock/index.js';
 import type { StepType } from './schemas.js';
 
 /** Response bodies kept in an http step's output. */

@@ -4,7 +4,8 @@ import { rm } from 'node:fs/promises';
 import type { Request } from 'express';
 import type { Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { actorOf, authenticateToken, requireUser } from '../auth/authenticate.js';
+import { actorOf, requireUser } from '../caller.js';
+import { authenticateToken } from '../auth/index.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { FieldType } from '../../shared/models.js';
 import { fileObject, storageOf, type FileDoc, type StorageService } from './service.js';
@@ -19,11 +20,8 @@ const FILE_FIELD_TYPES: Record<string, FieldType> = {
   _id: 'string', name: 'string', type: 'string', size: 'integer', _owner: 'string', createdAt: 'date', updatedAt: 'date',
 };
 
-const tusOf = new WeakMap<StorageService, TusUploads>();
 function tusFor(svc: StorageService): TusUploads {
-  let t = tusOf.get(svc);
-  if (!t) { t = new TusUploads(svc.ctx, svc); tusOf.set(svc, t); }
-  return t;
+  return svc.ctx.state.storage.tus ??= new TusUploads(svc.ctx, svc);
 }
 
 async function findFile(svc: StorageService, req: Request): Promise<FileDoc> {

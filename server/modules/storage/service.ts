@@ -61,13 +61,9 @@ export function etagOf(doc: FileDoc): string {
   return `"${doc._id}-${doc.size.toString(36)}-${Date.parse(doc.createdAt).toString(36)}"`;
 }
 
-const services = new WeakMap<AppContext, StorageService>();
-
 /** The one storage service of a server. */
 export function storageOf(ctx: AppContext): StorageService {
-  let s = services.get(ctx);
-  if (!s) { s = new StorageService(ctx); services.set(ctx, s); }
-  return s;
+  return ctx.state.storage.service ??= new StorageService(ctx);
 }
 
 export class StorageService {

@@ -13,7 +13,7 @@ import type { FileStore } from '@tus/file-store';
 import type { AppContext } from '../context.js';
 import { ApiError, publicError } from '../../core/errors.js';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/error-codes.js';
-import { actorOf, requireUser } from '../auth/authenticate.js';
+import { actorOf, requireUser } from '../caller.js';
 import { isValidId, newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { ownApiBase } from '../../core/public-url.js';

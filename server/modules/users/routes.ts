@@ -2,7 +2,7 @@
 // update with PUT or PATCH, delete). Non-admins get 403, anonymous callers 401.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { actorOf, adminOnly, requireUser } from '../auth/authenticate.js';
+import { actorOf, adminOnly, requireUser } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';

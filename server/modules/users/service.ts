@@ -7,9 +7,20 @@ import type { Actor } from '../../core/bus.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, usersStore, type NewUser, type UserDoc, type UserPatch } from './repo.js';
-import { revokeUserSessions } from '../auth/sessions.js';
-import { dropResetTokens } from '../auth/recovery.js';
-import { sessionsEnded } from '../auth/session-ends.js';
+
+/** What ends with an account's password, admin rights or existence: its sessions, the
+ *  impersonations it started, its reset links. The sign-in side (the auth module) supplies it;
+ *  the server's assembly hands it to this module's state (modules/server-state.ts). */
+export interface AccountEnds {
+  /** The password changed: every session but `keepSessionId` ends, and the reset links. */
+  passwordChanged(ws: Workspace, userId: string, keepSessionId?: string): Promise<void>;
+  /** An administrator is one no longer: the impersonations he started end. */
+  adminDemoted(ws: Workspace, userId: string): void;
+  /** The user was deleted: said at once to who holds his sessions (sockets) or impersonations. */
+  removed(ws: Workspace, userId: string): void;
+  /** Then his sessions and reset links are deleted. */
+  removedForgotten(ws: Workspace, userId: string): Promise<void>;
+}
 
 type UserEvent = 'user.created' | 'user.updated' | 'user.deleted';
 
@@ -58,12 +69,11 @@ async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch
   const user = await updateUser(ws, id, patch, ctx.config.bcryptCost);
   if (current.role === 'admin' && user.role !== 'admin') {
     // His impersonations end with his admin rights (REST refuses their tokens from now on).
-    sessionsEnded(ws, { impersonators: [id] });
+    ctx.state.users.ends.adminDemoted(ws, id);
     await moveFirstAdmin(ws, id);
   }
   if (patch.password !== undefined) {
-    await revokeUserSessions(ws, id, options.keepSessionId);
-    await dropResetTokens(ws, id);
+    await ctx.state.users.ends.passwordChanged(ws, id, options.keepSessionId);
   }
   publishUserEvent(ctx, ws, 'user.updated', user, options.actor);
   return user;
@@ -81,10 +91,9 @@ async function applyUserRemoval(ctx: AppContext, ws: Workspace, id: string, acto
   }
   const removed = await deleteUser(ws, id);
   if (!removed) throw ApiError.notFound('User', id);
-  sessionsEnded(ws, { users: [id], impersonators: [id] });
+  ctx.state.users.ends.removed(ws, id);
   await moveFirstAdmin(ws, id);
-  await revokeUserSessions(ws, id);
-  await dropResetTokens(ws, id);
+  await ctx.state.users.ends.removedForgotten(ws, id);
   publishUserEvent(ctx, ws, 'user.deleted', removed, actor);
 }
 

@@ -11,7 +11,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/doc-store.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { newId } from '../../core/ids.js';
-import { webhookFault } from '../faults/service.js';
+import { webhookFault } from '../faults/index.js';
 import { StorageUnavailableError, StoreUnavailableError, UniqueViolationError } from '../../storage/errors.js';
 import { logger } from '../../core/logger.js';
 import { ApiError } from '../../core/errors.js';

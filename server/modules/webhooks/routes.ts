@@ -2,7 +2,7 @@
 // delivery queue's wiring to the bus and the workspace lifecycle.
 import type { Router } from 'express';
 import type { AppContext, Module } from '../context.js';
-import { adminOnly } from '../auth/authenticate.js';
+import { adminOnly } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { crudRoutes } from '../crud-routes.js';
@@ -11,14 +11,10 @@ import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
 import { startTakeover } from './takeover.js';
 import { Deliverer, loggedEnvelope, testEnvelope, type LogEntry } from './delivery.js';
-import { onClockMove } from '../clock/service.js';
-
-const deliverers = new WeakMap<AppContext, Deliverer>();
+import { onClockMove } from '../clock/index.js';
 
 function delivererOf(ctx: AppContext): Deliverer {
-  let d = deliverers.get(ctx);
-  if (!d) { d = new Deliverer(ctx); deliverers.set(ctx, d); }
-  return d;
+  return ctx.state.webhooks.deliverer ??= new Deliverer(ctx);
 }
 
 export const webhooksModule: Module = {

@@ -6,7 +6,7 @@ import type { Stats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Workspace } from '../../storage/workspace.js';
 import type { AppContext } from '../context.js';
-import { storageOf } from '../storage/service.js';
+import { storageOf } from '../storage/index.js';
 
 /** Where a file's bytes come from: held in memory, or a copy on disk (a disk snapshot). */
 export type FileSource = { data: Buffer } | { path: string };

@@ -6,7 +6,7 @@
 // process re-reads the saved deadline before it deletes (the others save theirs as they go).
 import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
-import { onClockMove } from '../clock/service.js';
+import { onClockMove } from '../clock/index.js';
 
 /** The longest `ttl` accepted: 30 days, in seconds. */
 export const MAX_TTL_SECONDS = 30 * 24 * 3600;
@@ -20,15 +20,12 @@ export function ttlNow(ws: Workspace): number {
 }
 
 interface Saved { ttl: number; deadline: number }
-interface Expiry { ttlMs: number; deadline: number; saved: number; saving?: Promise<void> }
-
-/** Idle deadlines by workspace (one server's workspaces are distinct objects). */
-const expiries = new WeakMap<Workspace, Expiry>();
+export interface Expiry { ttlMs: number; deadline: number; saved: number; saving?: Promise<void> }
 
 /** A request reached `ws`: its idle deadline (if it has one) moves to now + ttl. Cheap: one
  *  lookup for a workspace without a ttl. */
-export function touchWorkspace(ws: Workspace): void {
-  const e = expiries.get(ws);
+export function touchWorkspace(ctx: AppContext, ws: Workspace): void {
+  const e = ctx.state.workspaces.expiries.get(ws);
   if (!e) return;
   e.deadline = ttlNow(ws) + e.ttlMs;
   if (e.deadline - e.saved > Math.max(e.ttlMs / 10, 50) && !e.saving) save(ws, e);
@@ -41,15 +38,14 @@ function save(ws: Workspace, e: Expiry): void {
     .finally(() => { e.saving = undefined; });
 }
 
-interface Sweeper { ctx: AppContext; tracked: Set<Workspace>; timer?: NodeJS.Timeout; checking: boolean }
-const sweepers = new WeakMap<AppContext, Sweeper>();
+export interface Sweeper { ctx: AppContext; tracked: Set<Workspace>; timer?: NodeJS.Timeout; checking: boolean }
 
 function sweeperOf(ctx: AppContext): Sweeper {
-  let s = sweepers.get(ctx);
+  let s = ctx.state.workspaces.sweeper;
   if (!s) {
     const sweeper: Sweeper = { ctx, tracked: new Set(), checking: false };
     s = sweeper;
-    sweepers.set(ctx, sweeper);
+    ctx.state.workspaces.sweeper = sweeper;
     ctx.closers.push(() => { clearTimeout(sweeper.timer); sweeper.tracked.clear(); });
   }
   return s;
@@ -64,7 +60,7 @@ export async function trackExpiry(ctx: AppContext, ws: Workspace, ttlSeconds: nu
 }
 
 function adopt(ctx: AppContext, ws: Workspace, saved: Saved): void {
-  expiries.set(ws, { ttlMs: saved.ttl * 1000, deadline: saved.deadline, saved: saved.deadline });
+  ctx.state.workspaces.expiries.set(ws, { ttlMs: saved.ttl * 1000, deadline: saved.deadline, saved: saved.deadline });
   const s = sweeperOf(ctx);
   s.tracked.add(ws);
   arm(s);
@@ -72,15 +68,15 @@ function adopt(ctx: AppContext, ws: Workspace, saved: Saved): void {
 
 /** Forgets a workspace's deadline (it was deleted). */
 function untrack(ctx: AppContext, ws: Workspace): void {
-  expiries.delete(ws);
-  sweepers.get(ctx)?.tracked.delete(ws);
+  ctx.state.workspaces.expiries.delete(ws);
+  ctx.state.workspaces.sweeper?.tracked.delete(ws);
 }
 
 function arm(s: Sweeper): void {
   clearTimeout(s.timer);
   if (s.tracked.size === 0) return;
   let wait = CHECK_EVERY_MS;
-  for (const ws of s.tracked) wait = Math.min(wait, expiries.get(ws)!.deadline - ttlNow(ws));
+  for (const ws of s.tracked) wait = Math.min(wait, s.ctx.state.workspaces.expiries.get(ws)!.deadline - ttlNow(ws));
   s.timer = setTimeout(() => void check(s), Math.max(0, wait));
   s.timer.unref();
 }
@@ -90,7 +86,7 @@ async function check(s: Sweeper): Promise<void> {
   s.checking = true;
   try {
     for (const ws of [...s.tracked]) {
-      const e = expiries.get(ws);
+      const e = s.ctx.state.workspaces.expiries.get(ws);
       if (!e || ttlNow(ws) < e.deadline) continue;
       // Another process (PostgreSQL) may have served it since: its saved deadline says so.
       const saved = await ws.readExpiry<Saved>().catch(() => undefined);
@@ -109,7 +105,7 @@ async function check(s: Sweeper): Promise<void> {
  *  workspace opens; a deleted workspace is forgotten. */
 export async function startExpiries(ctx: AppContext): Promise<void> {
   // A move of a workspace's clock may pass its deadline: look at once.
-  onClockMove(ctx, (ws) => { const s = sweepers.get(ctx); if (s?.tracked.has(ws)) arm(s); });
+  onClockMove(ctx, (ws) => { const s = ctx.state.workspaces.sweeper; if (s?.tracked.has(ws)) arm(s); });
   await ctx.registry.listen({
     opened: async (ws) => {
       if (ws.inMemory && !ws.pg) return; // nothing saved in memory

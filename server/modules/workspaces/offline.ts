@@ -9,6 +9,7 @@ import { EventBus } from '../../core/bus.js';
 import { ApiError, StorageFailure } from '../../core/errors.js';
 import { resolveConfig } from '../../core/config.js';
 import type { AppContext } from '../context.js';
+import { createContext } from '../server-state.js';
 import { exportWorkspace, importWorkspace, type ImportSummary } from './dump.js';
 import type { Dump } from './dump-format.js';
 import { generatePassword } from './service.js';
@@ -22,7 +23,7 @@ export async function withDataFolder<T>(dataDir: string, fn: (ctx: AppContext) =
   try {
     const config = resolveConfig({ data: dataDir, compactEvery: 0 });
     registry = await Registry.load(dataDir, undefined, 0);
-    const ctx: AppContext = { config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] };
+    const ctx: AppContext = createContext({ config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] });
     return await fn(ctx);
   } catch (err) {
     if (err instanceof ApiError || err instanceof StorageFailure) throw new OfflineError(err.message);

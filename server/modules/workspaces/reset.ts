@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import type { Doc } from '../../storage/doc-store.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { applyState, exclusive, whileBusy, type WorkspaceState } from './state.js';
-import { clearRequestLog } from '../request-log/request-log.js';
+import { clearRequestLog } from '../request-log/index.js';
 
 /** Definitions rather than data: kept by a reset with keepSchema, wiped by a plain one. */
 export const CONFIG_STORES = ['webhooks', 'scenarios', 'credentials'];

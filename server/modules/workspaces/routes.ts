@@ -9,8 +9,8 @@ import { createWorkspace, mintAdminToken } from './service.js';
 import { contentRoutes } from './content-routes.js';
 import { ForkBody, forkWorkspace } from './fork.js';
 import { startExpiries } from './fork-ttl.js';
-import { publicUser } from '../users/repo.js';
-import { FirstAdminInput } from '../users/schemas.js';
+import { publicUser } from '../users/index.js';
+import { FirstAdminInput } from '../users/index.js';
 
 const NewWorkspaceBody = z.object({
   _id: IdSchema,

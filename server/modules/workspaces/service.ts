@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import { findUser, type UserDoc } from '../users/repo.js';
-import { createFirstAdmin } from '../users/service.js';
-import { FirstAdminInput } from '../users/schemas.js';
+import { findUser, type UserDoc } from '../users/index.js';
+import { createFirstAdmin } from '../users/index.js';
+import { FirstAdminInput } from '../users/index.js';
 import { parseBody } from '../../core/validate.js';
-import { createSession, type LoginResult } from '../auth/sessions.js';
+import { createSession, type LoginResult } from '../auth/index.js';
 import type { Workspace } from '../../storage/workspace.js';
 
 export interface NewWorkspace { _id: string; name?: string; admin?: { email?: string; password?: string; name?: string } }

@@ -10,7 +10,7 @@ import { DocStore, type Doc, type StagedChange } from '../../storage/doc-store.j
 import { compactText } from '../../storage/datafile.js';
 import { Swap } from '../../storage/swap.js';
 import { withControlsOf, withoutControls, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
-import { waitForIdle } from '../request-log/request-log.js';
+import { waitForIdle } from '../request-log/index.js';
 import { applyFiles, captureFiles, markWritten, planFiles, type FileSet } from './files.js';
 
 /** Stores that a swap leaves alone: sessions outlive restores, so a suite's admin token

@@ -14,7 +14,7 @@ import type { AppContext } from '../../modules/context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { ApiError, publicError } from '../../core/errors.js';
 import { JSON_LIMIT, tooLargeError } from '../../core/http.js';
-import { listCollections } from '../../modules/database/collections.js';
+import { listCollections } from '../../modules/database/index.js';
 import { buildWorkspaceSchema, type GraphqlContext } from './schema.js';
 
 /** Deepest selection nesting a query may have (a record list's fields are at depth 3). */

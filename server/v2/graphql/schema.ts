@@ -10,16 +10,16 @@ import {
 import type { Request } from 'express';
 import type { AppContext } from '../../modules/context.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { AuthInfo } from '../../modules/auth/authenticate.js';
+import type { AuthInfo } from '../../modules/caller.js';
 import { ApiError } from '../../core/errors.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { ownApiBase } from '../../core/public-url.js';
 import type { CollectionDef, FieldDef, FieldType } from '../../shared/models.js';
 import type { SortKey, StoreQuery } from '../../shared/query.js';
-import { createRecord, deleteRecord, getRecord, listRecords, replaceRecord, updateRecord } from '../../modules/database/service.js';
-import { findUser, publicUser, usersStore } from '../../modules/users/repo.js';
-import { fileObject, storageOf } from '../../modules/storage/service.js';
-import * as chats from '../../modules/chats/service.js';
+import { createRecord, deleteRecord, getRecord, listRecords, replaceRecord, updateRecord } from '../../modules/database/index.js';
+import { findUser, publicUser, usersStore } from '../../modules/users/index.js';
+import { fileObject, storageOf } from '../../modules/storage/index.js';
+import * as chats from '../../modules/chats/index.js';
 import { enumValueName, graphqlName, NameScope, pascal } from './names.js';
 import { readPage, type ListArgs } from './lists.js';
 
