@@ -56,6 +56,7 @@ export function parseListQuery(query: RawQuery, options: ListQueryOptions = {}):
     conditions.push(buildCondition(path, op, single(raw, key), options.typeOf));
   }
   const q: StoreQuery = { conditions, sort, limit, offset, fields };
+  if (parseSkipTotal(query.skipTotal)) q.skipTotal = true;
   extension?.extend(query, q, options);
   return q;
 }
@@ -95,8 +96,20 @@ export function parseSort(raw: string): SortKey[] {
   });
 }
 
-export function listMeta(total: number, q: Pick<StoreQuery, 'limit' | 'offset'>): ListMeta {
-  return { total, limit: q.limit, offset: q.offset };
+export function listMeta(total: number, q: Pick<StoreQuery, 'limit' | 'offset' | 'skipTotal'>): ListMeta {
+  return { total: q.skipTotal ? SKIPPED_TOTAL : total, limit: q.limit, offset: q.offset };
+}
+
+/** `meta.total` of a list asked for with `skipTotal=true`: not counted. */
+export const SKIPPED_TOTAL = -1;
+
+/** `skipTotal`: `true` leaves the total uncounted (`meta.total` is -1), `false` or absent counts it. */
+function parseSkipTotal(raw: unknown): boolean {
+  if (raw === undefined || raw === '') return false;
+  const v = single(raw, 'skipTotal');
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw ApiError.badRequest("'skipTotal' must be true or false", { field: 'skipTotal' });
 }
 
 export function buildCondition(path: string, op: string, raw: unknown, typeOf?: TypeOf): Condition {

@@ -26,6 +26,9 @@ export interface StoreQuery {
   or?: Condition[][][];
   /** Keyset paging (see PageWindow); `offset` is not applied when it is set. */
   window?: PageWindow;
+  /** The caller does not want the total (`skipTotal=true`): a store may leave it uncounted and
+   *  answer -1. */
+  skipTotal?: boolean;
 }
 
 /** A page read by position in the list's order instead of by offset. The order is the query's

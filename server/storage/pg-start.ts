@@ -19,7 +19,8 @@ const RELAY_BATCH_MAX = 500;
 /** Pause before a failed relay send is tried again. */
 const RELAY_RETRY_MS = 250;
 
-type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' } | { $control: 'peer'; topic: string; data: unknown };
+type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' } | { $control: 'peer'; topic: string; data: unknown }
+  | { $control: 'written'; tables: string[] };
 type Handler = Parameters<PgBackend['hear']>[1];
 
 export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: EventBus): Promise<Registry> {
@@ -65,6 +66,9 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     logger.info({ workspaces: ids.size }, 'the event listener is back: workspaces, settings and schedules read again');
   };
   const relay = await EventRelay.start(db, ({ workspace, event }) => {
+    // Another process wrote to these store tables: the totals kept of them are stale from now
+    // on (not after the messages before it are handled).
+    if ((event as Control).$control === 'written') { for (const t of (event as { tables: string[] }).tables) db.counts.written(t); return; }
     chain = chain.then(() => onMessage(workspace, event)).catch((err) => logger.warn({ err: (err as Error).message, workspace }, 'a relayed event could not be handled'));
   }, () => {
     chain = chain.then(resync).catch((err) => logger.warn({ err: (err as Error).message }, 'could not read the workspaces again after the event listener came back'));
@@ -103,6 +107,15 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     }
     queue.push([workspace, message]);
     if (!sending) void send();
+  };
+  // Lists' totals are kept only while other processes' writes are heard (count-cache.ts): the
+  // tables this process wrote to go out as one control message per turn of the event loop.
+  relay.onLost = () => db.counts.forgetAll();
+  db.counts.liveWhen(() => relay.listenerPid !== undefined);
+  const written = new Set<string>();
+  db.onWritten = (table) => {
+    if (!written.size) setImmediate(() => { tell('', { $control: 'written', tables: [...written] }); written.clear(); });
+    written.add(table);
   };
   const workspaces = new PgWorkspaces(db, (id) => tell(id, { $control: 'settings' }));
   const backend: PgBackend = {

@@ -30,7 +30,7 @@ function v2Components(errorBody: Schema): { schemas: Record<string, Schema>; hea
       V2Meta: { type: 'object', required: ['timestamp', 'version'], properties: { timestamp: { type: 'string', format: 'date-time' }, version: { const: '2' } } },
       V2ListMeta: {
         type: 'object', required: ['timestamp', 'version', 'total', 'limit'],
-        properties: { timestamp: { type: 'string', format: 'date-time' }, version: { const: '2' }, total: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0, description: 'Present when the page was asked for by offset' } },
+        properties: { timestamp: { type: 'string', format: 'date-time' }, version: { const: '2' }, total: { type: 'integer', minimum: -1, description: 'Items matching the list\'s filter in all; -1 when asked for with `skipTotal=true`' }, limit: { type: 'integer', minimum: 0 }, offset: { type: 'integer', minimum: 0, description: 'Present when the page was asked for by offset' } },
       },
       V2Links: { type: 'object', required: ['self'], properties: { self: { ...str, format: 'uri' }, collection: { ...str, format: 'uri' } } },
       V2Pagination: { type: 'object', required: ['next', 'prev', 'hasMore'], properties: { next: nullableCursor, prev: nullableCursor, hasMore: { type: 'boolean' } } },

@@ -132,6 +132,11 @@ export function listParameters(): Record<string, Schema> {
       schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT },
     },
     offset: { name: 'offset', in: 'query', description: 'Items skipped from the start of the list.', schema: { type: 'integer', minimum: 0, default: 0 } },
+    skipTotal: {
+      name: 'skipTotal', in: 'query',
+      description: '`true`: the total is not counted and `meta.total` is -1 (counting every match of a filter costs on large collections); `false` (default): `meta.total` is exact.',
+      schema: { type: 'boolean', default: false },
+    },
     sort: {
       name: 'sort', in: 'query', description: 'Comma-separated field paths; a leading `-` sorts descending: `sort=-createdAt,name`.',
       schema: { type: 'string' }, example: '-createdAt',
@@ -226,7 +231,7 @@ export function operation(method: Method, spec: OpSpec): Schema {
   }
 
   const parameters = [
-    ...(spec.list ? ['limit', 'offset', 'sort', 'fields', 'filter'].map((p) => ({ $ref: `#/components/parameters/${p}` })) : []),
+    ...(spec.list ? ['limit', 'offset', 'sort', 'fields', 'filter', 'skipTotal'].map((p) => ({ $ref: `#/components/parameters/${p}` })) : []),
     ...(spec.params ?? []),
   ];
   const requestBody = spec.rawBody

@@ -184,7 +184,7 @@ const error = obj({
 export function componentSchemas(): Record<string, Schema> {
   const out: Record<string, Schema> = {
     Error: error,
-    ListMeta: obj({ total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } }, ['total', 'limit', 'offset']),
+    ListMeta: obj({ total: { type: 'integer', minimum: -1, description: 'Items matching the list\'s filter in all; -1 when asked for with `skipTotal=true`' }, limit: { type: 'integer' }, offset: { type: 'integer' } }, ['total', 'limit', 'offset']),
     CollectionSetting: setting, Collection: collection, Field: field, View: view, Index: index, Record: record,
     User: user, LoginResult: loginResult, File: file, Channel: channel, Member: member, Message: message,
     Webhook: webhook, WebhookCreated: { allOf: [ref('Webhook'), obj({ secret: { type: 'string', description: '`whsec_...`, shown this once' } }, ['secret'])] },

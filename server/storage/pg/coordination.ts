@@ -32,6 +32,9 @@ export class EventRelay {
   private client?: pg.Client;
   private closed = false;
   private retry?: NodeJS.Timeout;
+  /** Called when the listening connection is lost (other processes' messages may be missed
+   *  from then on, until it is back). */
+  onLost?: () => void;
 
   private constructor(private readonly db: PgDatabase, private readonly onEvent: (e: RelayedEvent) => void, private readonly onResumed?: () => void) {}
 
@@ -66,6 +69,7 @@ export class EventRelay {
     if (this.closed || this.retry) return;
     const old = this.client;
     this.client = undefined;
+    this.onLost?.();
     old?.removeAllListeners();
     // A client that already failed may emit 'error' again while ending: never unheard.
     old?.on('error', () => undefined);

@@ -9,7 +9,10 @@ export class PgGroupTx implements GroupParticipant {
   private client: Promise<pg.PoolClient> | undefined;
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** Store tables the group's statements wrote to: `ended` hears of them once it is over. */
+  readonly touched = new Set<string>();
+
+  constructor(private readonly pool: pg.Pool, private readonly ended: (tables: Set<string>) => void = () => undefined) {}
 
   private connection(): Promise<pg.PoolClient> {
     return this.client ??= this.pool.connect().then(async (c) => { await c.query('BEGIN'); return c; });
@@ -55,9 +58,13 @@ export class PgGroupTx implements GroupParticipant {
   rollback(): Promise<void> { return this.end('ROLLBACK'); }
 
   private async end(statement: 'COMMIT' | 'ROLLBACK'): Promise<void> {
-    await this.tail;
-    if (!this.client) return;
-    const c = await this.client;
-    try { await c.query(statement); } finally { c.release(); }
+    try {
+      await this.tail;
+      if (!this.client) return;
+      const c = await this.client;
+      try { await c.query(statement); } finally { c.release(); }
+    } finally {
+      this.ended(this.touched);
+    }
   }
 }

@@ -14,6 +14,7 @@ import type { IndexSpec } from '../doc-store.js';
 import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
 import { guardClients, openDatabase, toUnavailable, type PgOptions } from './connection.js';
+import { CountCache } from './count-cache.js';
 import { hashKeysExpr, indexName, listSql, pathExpr, sortExprs, sortIndexSql, whereSql, Params } from './sql-query.js';
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -51,6 +52,11 @@ export class PgDatabase {
   private lockPool: pg.Pool | undefined;
   /** In-process tails of `exclusive` sections by key: one connection per key at a time. */
   private readonly sections = new KeyedSections();
+  /** The last exact totals of lists, per store table and filter (count-cache.ts). */
+  readonly counts = new CountCache();
+  /** Told of each store table this process wrote to, once the write is final (committed or
+   *  undone): the relay passes it on to the other processes, which forget their totals of it. */
+  onWritten?: (table: string) => void;
 
   private constructor(readonly pool: pg.Pool, readonly url: string) {}
 
@@ -64,11 +70,25 @@ export class PgDatabase {
     // Inside a write group (an atomic batch): on the group's transaction.
     const group = on === this.pool ? activeWriteGroup() : undefined;
     try {
-      if (group) return await group.participant(this, () => new PgGroupTx(this.pool)).query<R>(text, values);
+      if (group) return await this.groupTx(group).query<R>(text, values);
       return await on.query<R>(text, values);
     } catch (err) {
       throw translatePgError(err);
     }
+  }
+
+  private groupTx(group: NonNullable<ReturnType<typeof activeWriteGroup>>): PgGroupTx {
+    return group.participant(this, () => new PgGroupTx(this.pool, (tables) => { for (const t of tables) this.wrote(t); }));
+  }
+
+  /** Store table `table` was written to (or may have been: the statement failed): its totals
+   *  are forgotten now and, inside a write group, again when the group ends (its transaction is
+   *  committed or rolled back only then); the other processes are told once it is final. */
+  wrote(table: string): void {
+    this.counts.written(table);
+    const group = activeWriteGroup();
+    if (group) { this.groupTx(group).touched.add(table); return; }
+    this.onWritten?.(table);
   }
 
   /** Runs `fn` in one transaction (rolled back if it throws). */
@@ -76,7 +96,7 @@ export class PgDatabase {
     if (this.closed) throw new StoreUnavailableError('The database connection is closed');
     const group = activeWriteGroup();
     if (group) {
-      try { return await group.participant(this, () => new PgGroupTx(this.pool)).nested(fn); } catch (err) { throw translatePgError(err); }
+      try { return await this.groupTx(group).nested(fn); } catch (err) { throw translatePgError(err); }
     }
     let client: pg.PoolClient;
     try { client = await this.pool.connect(); } catch (err) { throw translatePgError(err); }
@@ -172,6 +192,7 @@ export class PgDatabase {
 
   /** Forgets cached store handles (another process may have dropped or recreated tables). */
   forget(workspace: string): void {
+    this.counts.forgetAll();
     for (const key of [...this.stores.keys()]) if (key.startsWith(`${workspace}\u0000`)) this.stores.delete(key);
   }
 
@@ -206,11 +227,42 @@ export class PgDocStore implements Store {
 
   async find(q: StoreQuery): Promise<QueryResult> {
     const { page, count } = listSql(this.table, q);
-    const total = (await this.db.query<{ n: number }>(count.text, count.values)).rows[0].n;
-    if (!page || (total <= q.offset && !q.window)) return { data: [], total };
+    // Inside a write group a list sees the group's own writes, which nobody else may see yet.
+    const counts = activeWriteGroup() ? undefined : this.db.counts;
+    const key = `${count.text}\u0000${JSON.stringify(count.values)}`;
+    let total = q.skipTotal ? -1 : counts?.get(this.table, key);
+    if (!page) return { data: [], total: total ?? await this.countOf(count, key, counts) };
+    if (total !== undefined && total >= 0 && total <= q.offset && !q.window) return { data: [], total };
+    const stamp = counts?.stamp(this.table) ?? '';
     let data = (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows.map((r) => r.doc);
+    if (total === undefined) {
+      // A page that ends the list says how long the list is, from the same reading: no count.
+      const ends = q.window
+        ? !q.window.seek && !q.window.backward && q.offset === 0 && data.length <= q.limit
+        : data.length < q.limit && (data.length > 0 || q.offset === 0);
+      if (ends) {
+        total = q.offset + data.length;
+        counts?.set(this.table, key, total, stamp);
+      } else {
+        total = await this.countOf(count, key, counts);
+      }
+    }
     if (q.window) data = finishWindow(q, windowKeys(q.sort.length ? q.sort : DEFAULT_SORT, q.window.backward), data);
     return { data: q.fields ? data.map((d) => project(d, q.fields!)) : data, total };
+  }
+
+  /** Counts a list's matches, keeping the figure for the next list with the same filter. */
+  private async countOf(count: { text: string; values: unknown[] }, key: string, counts: CountCache | undefined): Promise<number> {
+    const stamp = counts?.stamp(this.table);
+    const n = (await this.db.query<{ n: number }>(count.text, count.values)).rows[0].n;
+    if (stamp !== undefined) counts!.set(this.table, key, n, stamp);
+    return n;
+  }
+
+  /** Runs a write statement (or several), telling the database handle the table changed when
+   *  it is over, whatever its outcome. */
+  private async writing<T>(fn: () => Promise<T>): Promise<T> {
+    try { return await fn(); } finally { this.db.wrote(this.table); }
   }
 
   async findBy(path: string, value: unknown): Promise<Doc[]> {
@@ -229,7 +281,7 @@ export class PgDocStore implements Store {
 
   async insert(doc: Doc): Promise<Doc> {
     checkKeys(doc);
-    const row = (await this.db.query<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, toJson(doc)])).rows[0];
+    const row = (await this.writing(() => this.db.query<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, toJson(doc)]))).rows[0];
     return row.doc;
   }
 
@@ -244,32 +296,32 @@ export class PgDocStore implements Store {
       }
     };
     if (on) await run(on);
-    else await this.db.tx(run);
+    else await this.writing(() => this.db.tx(run));
   }
 
   async replace(id: string, doc: Doc): Promise<Doc | undefined> {
     const next = { ...doc, _id: id };
     checkKeys(next);
-    return (await this.db.query<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, toJson(next)])).rows[0]?.doc;
+    return (await this.writing(() => this.db.query<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, toJson(next)]))).rows[0]?.doc;
   }
 
   async remove(id: string): Promise<boolean> {
-    return ((await this.db.query(`DELETE FROM ${this.table} WHERE id = $1`, [id])).rowCount ?? 0) > 0;
+    return ((await this.writing(() => this.db.query(`DELETE FROM ${this.table} WHERE id = $1`, [id]))).rowCount ?? 0) > 0;
   }
 
   async removeWhere(conditions: Condition[]): Promise<number> {
     const p = new Params();
-    return (await this.db.query(`DELETE FROM ${this.table} ${whereSql(conditions, p)}`, p.values)).rowCount ?? 0;
+    return (await this.writing(() => this.db.query(`DELETE FROM ${this.table} ${whereSql(conditions, p)}`, p.values))).rowCount ?? 0;
   }
 
   /** Swaps the content in one transaction: readers see the old content until it commits, and a
    *  unique violation leaves it as it was. */
   async replaceAll(docs: Doc[]): Promise<void> {
     for (const d of docs) checkKeys(d);
-    await this.db.tx(async (c) => {
+    await this.writing(() => this.db.tx(async (c) => {
       await c.query(`DELETE FROM ${this.table}`);
       await this.insertMany(docs, c);
-    });
+    }));
   }
 
   exclusive<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
@@ -317,10 +369,10 @@ export class PgDocStore implements Store {
   }
 
   async drop(): Promise<void> {
-    await this.db.tx(async (c) => {
+    await this.writing(() => this.db.tx(async (c) => {
       await c.query('DELETE FROM homebase_stores WHERE table_name = $1', [this.table]);
       await c.query(`DROP TABLE IF EXISTS ${this.table}`);
-    });
+    }));
   }
 
   private dropIndexes(c: pg.PoolClient, key: string): Promise<void> {
