@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import jwt from 'jsonwebtoken';
 import { startTestServer, type TestServer } from '../../test/harness.js';
 
@@ -13,7 +13,6 @@ afterAll(async () => { await t.close(); await short.close(); });
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const parts = (token: string) => token.split('.');
 const claims = (token: string) => JSON.parse(Buffer.from(parts(token)[1], 'base64url').toString());
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function signUp(server: TestServer, password = 'password-123') {
   const email = `u-${Math.random().toString(36).slice(2)}@example.com`;
@@ -94,12 +93,22 @@ describe('access token verification', () => {
 });
 
 describe('lifetimes', () => {
+  // Time is what these tests are about, so they move the workspace's clock (which token checks
+  // follow) instead of waiting for the machine's: frozen on a whole second (token times are in
+  // seconds), advanced by hand.
+  const clock = (method: string, path = '', body?: unknown) => short.consoleReq(method, `/workspaces/${short.workspace}/clock${path}`, body);
+  const advance = async (ms: number) => expect((await clock('POST', '/advance', { ms })).status).toBe(200);
+  beforeEach(async () => { expect((await clock('PUT', '', { now: '2030-01-01T00:00:00Z', frozen: true })).status).toBe(200); });
+  afterEach(async () => { expect((await clock('DELETE')).status).toBe(200); });
+
   it('expires access tokens after tokenTtl, and refresh renews them', async () => {
     const u = await signUp(short);
     const c = claims(u.token);
     expect(c.exp - c.iat).toBe(1);
     expect((await short.req('GET', '/auth/me', { token: u.token })).status).toBe(200);
-    await sleep(2100);
+    await advance(999);
+    expect((await short.req('GET', '/auth/me', { token: u.token })).status).toBe(200);
+    await advance(1101);
     const expired = await expect401(u.token, short);
     expect(expired.body.error.message).toMatch(/expired/i);
     // The refresh token lives 2 s from its issue: already past too.
@@ -108,11 +117,11 @@ describe('lifetimes', () => {
 
   it('renews with a refresh token before it expires, then refuses it after', async () => {
     const u = await signUp(short);
-    await sleep(1100);
+    await advance(1100);
     const renewed = await short.req('POST', '/auth/refresh', { token: null, body: { refreshToken: u.refreshToken } });
     expect(renewed.status).toBe(200);
     expect((await short.req('GET', '/auth/me', { token: renewed.body.token })).status).toBe(200);
-    await sleep(2100);
+    await advance(2100);
     const late = await short.req('POST', '/auth/refresh', { token: null, body: { refreshToken: renewed.body.refreshToken } });
     expect(late.status).toBe(401);
     expect(late.body.error.message).toMatch(/expired/i);

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startTestServer, type TestServer } from '../../test/harness.js';
+import { waitFor } from '../../test/receiver.js';
 
 let t: TestServer;
 beforeAll(async () => { t = await startTestServer(); });
@@ -99,7 +100,9 @@ describe('import validates like the API', () => {
     await t.consoleReq('POST', '/workspaces/demo/reset');
     expect((await t.req('POST', '/database', { body: { _id: 'notes', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     expect((await t.req('POST', '/database/notes', { body: { _id: 'old', text: 'no title, rating a string', rating: 'good' } })).status).toBe(201);
-    await new Promise((r) => setTimeout(r, 5));
+    // The definitions come a second later by the workspace's clock (what is older is decided
+    // by createdAt, which follows it).
+    expect((await t.consoleReq('POST', '/workspaces/demo/clock/advance', { ms: 1000 })).status).toBe(200);
     // Schema changes never rewrite existing records: 'old' breaks both new definitions.
     expect((await t.req('POST', '/database/notes/fields', { body: { _id: 'title', type: 'string', required: true } })).status).toBe(201);
     expect((await t.req('POST', '/database/notes/fields', { body: { _id: 'rating', type: 'integer' } })).status).toBe(201);
@@ -116,6 +119,7 @@ describe('import validates like the API', () => {
     const refused = await t.consoleReq('POST', '/workspaces/demo/import', broken);
     expect(refused.status).toBe(422);
     expect(refused.body.error.details.field).toMatch(/^records\.notes\[\d\]\.rating$/);
+    expect((await t.consoleReq('DELETE', '/workspaces/demo/clock')).status).toBe(200);
   });
 });
 
@@ -135,7 +139,7 @@ describe('webhook secrets in dumps', () => {
       const r = await t.consoleReq('POST', '/workspaces/demo/import', dump);
       expect(r.status).toBe(200);
       expect((await t.req('POST', '/database/teams', { body: { _id: 'blue' } })).status).toBe(201);
-      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((res) => setTimeout(res, 20));
+      await waitFor(() => received.length > 0, 5000, 'the delivery');
       expect(received).toHaveLength(1);
       const payload = new Webhook(secret).verify(received[0].body, received[0].headers as Record<string, string>) as { type: string; data: { _id: string } };
       expect(payload).toMatchObject({ type: 'record.created', data: { _id: 'blue' } });
