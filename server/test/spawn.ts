@@ -38,3 +38,10 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
   child.stderr?.on('data', (d) => { stderr += d; });
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
+
+/** Waits until a child has exited and its output pipes are drained, so that whatever it printed
+ *  has been read: a test that checks something was never printed waits for this, not a while. */
+export function closed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null && child.stdout?.readableEnded !== false && child.stderr?.readableEnded !== false) return Promise.resolve();
+  return new Promise((resolve) => child.once('close', () => resolve()));
+}

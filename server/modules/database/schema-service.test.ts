@@ -155,8 +155,13 @@ describe('fields', () => {
     expect((await t.req('PATCH', `/database/v/${id}`, { body: { n: 'two' } })).body.error.details).toMatchObject({ field: 'n', reason: 'type' });
     expect((await t.req('PATCH', `/database/v/${id}`, { body: { req: null } })).body.error.details).toMatchObject({ field: 'req', reason: 'required' });
     expect((await t.req('PATCH', `/database/v/${id}`, { body: { s: null } })).body.s).toBeNull();
-    const admin = (await t.req('GET', '/auth/me')).body;
-    if (admin?._id) expect((await t.req('PATCH', `/database/v/${id}`, { body: { us: admin._id } })).status).toBe(200);
+    // A user field takes the id of a user who exists.
+    const me = await t.req('GET', '/auth/me');
+    expect(me.status).toBe(200);
+    expect(me.body._id).toEqual(expect.any(String));
+    const pointed = await t.req('PATCH', `/database/v/${id}`, { body: { us: me.body._id } });
+    expect(pointed.status, pointed.text).toBe(200);
+    expect(pointed.body.us).toBe(me.body._id);
   });
 
   it('enforces unique fields with a real index, and refuses a unique field over duplicates', async () => {

@@ -80,13 +80,12 @@ describe('http step outputs the store would refuse', () => {
   });
 
   it('stores deeply nested answers, deep parts as their JSON text, at once', async () => {
-    // Nested arrays made the store's key check double its work at each level (40 levels: hours).
+    // Nested arrays made the store's key check double its work at each level (40 levels: hours);
+    // the test's time limit catches a return of that.
     for (const depth of [40, 20_000]) {
       rx.respond = () => ({ status: 200, contentType: 'application/json', body: `${'['.repeat(depth)}"${TOKEN}"${']'.repeat(depth)}` });
       const id = await scenario([{ type: 'http', url: `${rx.url}/deep` }]);
-      const started = Date.now();
       const run = await t.req('POST', `/scenarios/${id}/run`);
-      expect(Date.now() - started).toBeLessThan(5000);
       expectNoSecret(run.text);
       expect(run.body.status, run.text.slice(0, 300)).toBe('succeeded');
       const inner = run.body.steps[0].output.body[0][0][0][0][0];
