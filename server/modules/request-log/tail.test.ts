@@ -87,23 +87,22 @@ describe('request log tail', () => {
 
   it('ends when its workspace is deleted and when the server stops', async () => {
     expect((await t.consoleReq('POST', '/workspaces', { _id: 'tailgone', admin: { email: 'a@example.com', password: 'admin-password-1' } })).status).toBe(201);
-    const ended = (path: string) => fetch(path, { headers: { authorization: `Bearer ${t.consoleToken}` } }).then(async (res) => {
+    // The answer's head arrives once the tail is registered; its text ends when the server ends it.
+    const opened = async (path: string, token = t.consoleToken) => {
+      const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const text = await res.text(); // resolves only when the server ends the stream
-      return text;
-    });
-    const gone = ended(`${t.url}/workspaces/tailgone/requests/stream`);
-    const other = ended(`${t.url}/workspaces/${t.workspace}/requests/stream`);
-    await new Promise((r) => setTimeout(r, 100));
+      return res;
+    };
+    const gone = await opened(`${t.url}/workspaces/tailgone/requests/stream`);
+    const other = await opened(`${t.url}/workspaces/${t.workspace}/requests/stream`);
     expect((await t.consoleReq('DELETE', '/workspaces/tailgone')).status).toBe(204);
-    expect(await gone).toContain('retry:');
+    expect(await gone.text()).toContain('retry:');
     // The server's graceful close does not wait for open tails (else it would take 10 s).
     const own = await startTestServer();
-    const stream = fetch(`${own.url}/workspaces/${own.workspace}/requests/stream`, { headers: { authorization: `Bearer ${own.consoleToken}` } }).then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 100));
+    const stream = await opened(`${own.url}/workspaces/${own.workspace}/requests/stream`, own.consoleToken);
     await own.close();
-    expect(await stream).toContain('retry:');
-    void other;
+    expect(await stream.text()).toContain('retry:');
+    await other.body?.cancel();
   });
 });

@@ -1,7 +1,8 @@
 // Scenarios and webhooks across restarts, snapshot restores, exports and workspace deletion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
-import { startReceiver, waitFor, sleep, type Receiver } from '../../test/receiver.js';
+import { startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
+import { startMetronome } from '../../test/metronome.js';
 
 const SECRET = 'pw_lifecycle_SECRET_987';
 
@@ -46,19 +47,23 @@ describe('scenario lifecycle', () => {
       const id = (await t.req('POST', '/scenarios', { body: { name: 'Snap', trigger: { type: 'schedule', cron: '* * * * * *' }, steps: [{ type: 'http', url: `${rx.url}/snap` }] } })).body._id;
       expect((await t.req('POST', `/scenarios/${id}/activate`)).status).toBe(200);
       expect((await t.consoleReq('POST', `/workspaces/${t.workspace}/snapshots`, { name: 'on' })).status).toBeLessThan(300);
+      // The metronome beats in a second workspace of this server, which the restore and the
+      // reset below leave alone.
+      expect((await t.consoleReq('POST', '/workspaces', { _id: 'beat', admin: { email: 'b@example.com', password: 'beat-password' } })).status).toBe(201);
+      const metronome = await startMetronome(`${t.url}/app/beat`, (await t.consoleReq('POST', '/workspaces/beat/token')).body.token, rx);
       expect((await t.req('POST', `/scenarios/${id}/deactivate`)).status).toBe(200);
-      await sleep(100);
+      await metronome.waitBeats(1);
       const before = rx.received.filter((r) => r.url === '/snap').length;
-      await sleep(1200);
+      await metronome.waitBeats(2);
       expect(rx.received.filter((r) => r.url === '/snap').length).toBe(before);
       expect((await t.consoleReq('POST', `/workspaces/${t.workspace}/snapshots/on/restore`)).status).toBeLessThan(300);
       expect((await t.req('GET', `/scenarios/${id}`)).body.active).toBe(true);
       await waitFor(() => rx.received.filter((r) => r.url === '/snap').length > before, 5000, 'the restored schedule');
       // A reset wipes scenarios: the schedule stops.
       expect((await t.consoleReq('POST', `/workspaces/${t.workspace}/reset`, {})).status).toBeLessThan(300);
-      await sleep(100);
+      await metronome.waitBeats(1);
       const afterReset = rx.received.filter((r) => r.url === '/snap').length;
-      await sleep(1200);
+      await metronome.waitBeats(2);
       expect(rx.received.filter((r) => r.url === '/snap').length).toBe(afterReset);
     } finally {
       await t.close();
@@ -75,10 +80,11 @@ describe('scenario lifecycle', () => {
       const s = await post('/scenarios', { name: 'Other', trigger: { type: 'schedule', cron: '* * * * * *' }, steps: [{ type: 'http', url: `${rx.url}/other` }] });
       await post(`/scenarios/${s._id}/activate`, {});
       await waitFor(() => rx.received.some((r) => r.url === '/other'), 5000);
+      const metronome = await startMetronome(t.api, t.adminToken, rx);
       expect((await t.consoleReq('DELETE', '/workspaces/other')).status).toBe(204);
-      await sleep(100);
+      await metronome.waitBeats(1);
       const count = rx.received.filter((r) => r.url === '/other').length;
-      await sleep(1200);
+      await metronome.waitBeats(2);
       expect(rx.received.filter((r) => r.url === '/other').length).toBe(count);
     } finally {
       await t.close();

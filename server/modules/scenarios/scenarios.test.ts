@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';
-import { clearBetweenTests, startReceiver, waitFor, sleep, type Receiver } from '../../test/receiver.js';
+import { clearBetweenTests, startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
+import { startMetronome } from '../../test/metronome.js';
 
 const SECRET = 'tok_SuperSecret_value_123';
 
@@ -191,14 +192,15 @@ describe('scenario executions', () => {
     });
     await t.req('POST', '/database/items', { body: { seed: true } });
     const list = await waitFor(async () => { const l = finished(await executions(id)); return l.length === 4 && l; });
-    await sleep(300);
+    // Four items (the seed and three made by runs), each of which started one run: the chain
+    // has ended, since the stopped run made nothing.
+    expect((await t.req('GET', '/database/items?limit=0')).body.meta.total).toBe(4);
     const all = await executions(id);
     expect(all).toHaveLength(4);
     expect(all.filter((e) => e.status === 'succeeded')).toHaveLength(3);
     const stopped = list.find((e) => e.status === 'failed')!;
     expect(stopped.error).toMatch(/chain of 3 scenario steps/);
     expect(stopped.steps).toEqual([]);
-    expect((await t.req('GET', '/database/items?limit=0')).body.meta.total).toBe(4);
   });
 
   it('stops a loop through this server\'s own HTTP API with a rate bound', async () => {
@@ -214,29 +216,35 @@ describe('scenario executions', () => {
       return l.length === 1 && l[0];
     }, 25_000, 'the rate bound');
     expect(stopped.error).toMatch(/more than 300 event-triggered executions/);
-    await sleep(200);
+    expect(stopped.steps).toEqual([]); // the stopped run made no ping, so the chain has ended
+    // The run before it may still be storing its end.
+    await waitFor(async () => (await t.req('GET', `/scenarios/${id}/executions?filter[status]=running&limit=0`)).body.meta.total === 0, 10_000, 'the last runs to end');
     expect((await t.req('GET', `/scenarios/${id}/executions?limit=0`)).body.meta.total).toBe(301);
     expect((await t.req('GET', '/database/pings?limit=0')).body.meta.total).toBe(301);
     expect((await t.req('GET', `/scenarios/${id}/executions`)).text).not.toContain(t.adminToken);
   });
 
   it('runs schedule triggers (cron with seconds) until deactivated', async () => {
+    const metronome = await startMetronome(t.api, t.adminToken, rx);
+    const ticks = () => rx.received.filter((r) => r.url === '/tick').length;
     const id = await scenario({ name: 'Tick', trigger: { type: 'schedule', cron: '* * * * * *' }, steps: [{ type: 'http', url: `${rx.url}/tick` }] });
     const list = await waitFor(async () => { const l = finished(await executions(id)); return l.length >= 2 && l; }, 5000);
     expect(list[0]).toMatchObject({ status: 'succeeded', trigger: { type: 'schedule', cron: '* * * * * *' } });
     expect((await t.req('POST', `/scenarios/${id}/deactivate`)).status).toBe(200);
-    await sleep(50);
+    await metronome.waitBeats(1);
     const count = (await executions(id)).length;
-    await sleep(1300);
+    await metronome.waitBeats(2);
     expect((await executions(id)).length).toBe(count);
     // Re-scheduled after an edit of the cron while active; deleting stops it for good.
     await t.req('POST', `/scenarios/${id}/activate`);
     expect((await t.req('PUT', `/scenarios/${id}`, { body: { trigger: { type: 'schedule', cron: '*/1 * * * * *' } } })).status).toBe(200);
     await waitFor(async () => (await executions(id)).length > count);
     expect((await t.req('DELETE', `/scenarios/${id}`)).status).toBe(204);
-    const after = rx.received.length;
-    await sleep(1300);
-    expect(rx.received.length).toBe(after);
+    await metronome.waitBeats(1);
+    const after = ticks();
+    await metronome.waitBeats(2);
+    expect(ticks()).toBe(after);
+    await metronome.stop();
   });
 
   it('sends chat messages through the chats service', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
-import { clearBetweenTests, startReceiver, waitFor, sleep, type Receiver, type Received } from '../../test/receiver.js';
+import { clearBetweenTests, startReceiver, waitFor, type Receiver, type Received } from '../../test/receiver.js';
 
 let t: TestServer;
 let rx: Receiver;
@@ -91,8 +91,6 @@ describe('webhook delivery', () => {
     const user = await t.req('POST', '/users', { body: { email: 'hooked@example.com', password: 'hooked-password-1' } });
     expect(user.status).toBe(201);
     await waitFor(() => rx.received.length >= 2, 5000, 'two deliveries');
-    await sleep(100);
-    expect(rx.received).toHaveLength(2);
     const bodies = rx.received.map((r) => verify(hook.secret, r));
     const record = bodies.find((b) => b.type === 'record.created')!;
     expect(record).toMatchObject({ type: 'record.created', app: t.workspace, collection: 'posts', data: { _id: post.body._id, title: 'Hello' } });
@@ -111,6 +109,8 @@ describe('webhook delivery', () => {
     publish(t, 'user.updated', { _id: 'u1', email: 'a@b.c', passwordHash: '$2b$leak' });
     await waitFor(() => rx.received.length === 3);
     expect(verify(hook.secret, rx.received[2]).data).toEqual({ _id: 'u1', email: 'a@b.c' });
+    // That later event came after the first two, and nothing else did (not the delete).
+    expect(rx.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(['record.created', 'user.created', 'user.updated']);
 
     const logs = await waitFor(async () => { const l = await t.req('GET', `/webhooks/${hook._id}/logs`); return l.body.meta.total === 3 && l; });
     expect(logs.status).toBe(200);
@@ -135,26 +135,32 @@ describe('webhook delivery', () => {
     await t.req('POST', '/users', { body: { email: 'filtered@example.com', password: 'filtered-password-1' } });
     await t.req('POST', '/database/posts', { body: { _id: 'p1' } });
     await waitFor(() => rx.received.length >= 1);
-    await sleep(150);
-    expect(rx.received.map((r) => JSON.parse(r.body).data._id)).toEqual(['p1']);
+    // A later post, once delivered, shows the earlier events were passed over.
+    await t.req('POST', '/database/posts', { body: { _id: 'p2' } });
+    await waitFor(() => rx.received.length >= 2);
+    expect(rx.received.map((r) => JSON.parse(r.body).data._id).sort()).toEqual(['p1', 'p2']);
   });
 
   it('sends nothing to an inactive webhook', async () => {
     const hook = (await t.req('POST', '/webhooks', { body: { name: 'off', url: `${rx.url}/off`, events: ['*'], active: false } })).body;
     await t.req('POST', '/webhooks', { body: { name: 'on', url: `${rx.url}/on`, events: ['*'] } });
-    await t.req('POST', '/database/posts', { body: { title: 'seen by one' } });
-    await waitFor(() => rx.received.length >= 1);
-    await sleep(300);
-    expect(rx.received.map((r) => r.url)).toEqual(['/on']);
+    // The active webhook's deliveries of this event and of a later one show when the inactive
+    // one would have had its own.
+    const seenBy = async (title: string, n: number) => {
+      await t.req('POST', '/database/posts', { body: { title } });
+      await waitFor(() => rx.received.filter((r) => r.url === '/on').length >= n, 5000, `${n} deliveries to the active webhook`);
+    };
+    await seenBy('seen by one', 1);
+    await seenBy('later', 2);
+    expect(rx.received.map((r) => r.url)).toEqual(['/on', '/on']);
     expect((await t.req('GET', `/webhooks/${hook._id}/logs`)).body.meta.total).toBe(0);
     // Switched on, it receives the next event; switched off again, nothing.
     await t.req('PUT', `/webhooks/${hook._id}`, { body: { active: true } });
     await t.req('POST', '/database/posts', { body: { title: 'seen by both' } });
-    await waitFor(() => rx.received.length >= 3);
-    await t.req('PUT', `/webhooks/${hook._id}`, { body: { active: false } });
-    await t.req('POST', '/database/posts', { body: { title: 'seen by one again' } });
     await waitFor(() => rx.received.length >= 4);
-    await sleep(300);
+    await t.req('PUT', `/webhooks/${hook._id}`, { body: { active: false } });
+    await seenBy('seen by one again', 4);
+    await seenBy('later again', 5);
     expect(rx.received.filter((r) => r.url === '/off')).toHaveLength(1);
   });
 
@@ -169,7 +175,8 @@ describe('webhook delivery', () => {
     }
     // Every attempt carries the same message id, each with its own signature.
     expect(new Set(rx.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    await sleep(200);
+    // Each entry is logged after its attempt; the fifth was the last (none is scheduled after it).
+    expect(logs.body.data[0].nextAttemptAt).toBeNull();
     expect(rx.received).toHaveLength(5);
   });
 
