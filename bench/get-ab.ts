@@ -1,6 +1,6 @@
 // A/B of Homebase builds on one operation, against bare Express in the same interleaved rounds:
 // req/s, the server's CPU time per request (from /proc), and with GCLOG its allocation and
-// promotion per request (V8's --trace-gc-nvp). How changes 12–17 of docs/performance.md were
+// promotion per request (V8's --trace-gc-nvp). How changes 12–17 of docs/performance-history.md were
 // judged when the machine's load made throughput alone meaningless. Not part of `npm run bench`.
 //   cp -r dist dist-old; (change, npm run build)
 //   HB_CLIS=$PWD/dist-old/server/cli.js,$PWD/dist/server/cli.js npx tsx bench/get-ab.ts

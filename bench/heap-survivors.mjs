@@ -1,4 +1,4 @@
-// What outlives a scavenge, by allocation site (docs/performance.md, change 16). Preload it into
+// What outlives a scavenge, by allocation site (docs/performance-history.md, change 16). Preload it into
 // a server: `node --import ./bench/heap-survivors.mjs dist/server/cli.js serve ...`, drive load,
 // then `kill -USR2 <pid>` starts V8's sampling heap profiler keeping only the objects that no
 // young-generation collection freed (promoted, whether still live or dead since), and a second

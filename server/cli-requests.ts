@@ -31,7 +31,7 @@ const FLUSH_CHARS = 16 * 1024;
  *  FLUSH_MS (or until 16 K characters) for others and go out in one write, in order, and at
  *  exit: a write per request to a pipe or terminal was a system call on every request, 6 % of a
  *  record GET's CPU and 12 % of an update's, and one per event-loop turn still a few per cent
- *  under load (docs/performance.md, changes 14 and 17). */
+ *  under load (docs/performance-history.md, changes 14 and 17). */
 export function logRequests(server: http.Server, out: Writable & { isTTY?: boolean }): void {
   const color = useColor(out);
   let lines = '';

@@ -4,7 +4,7 @@
 // object: every request paid a new map and a copy of its descriptor array per property added
 // (about 1 KB each, a fifth of a record GET's allocation), and Node's own HTTP code met a new
 // hidden class on every request. Declared first, the same properties follow one cached chain of
-// hidden classes, and the later assignments only store values (docs/performance.md, change 17).
+// hidden classes, and the later assignments only store values (docs/performance-history.md, change 17).
 // Only plain data properties belong here: never a name that Express's request or response
 // prototype defines (`query`, `path`, `host`, `json`, ...), which an own property would hide.
 import type { IncomingMessage, ServerResponse } from 'node:http';
