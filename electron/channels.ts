@@ -2,7 +2,7 @@
 // only these, and the main process registers handlers for exactly these (ipc.ts checks both).
 // The console reaches everything else over plain HTTP, as it does in a browser.
 export const INVOKE_CHANNELS = {
-  /** () => Promise<string>: the console token of the running server (CONTRACT §2a). */
+  /** () => Promise<string>: the console token of the running server (handed over here, never in a URL). */
   getConsoleToken: 'homebase:get-console-token',
 } as const;
 

@@ -17,7 +17,7 @@ export interface DesktopPaths {
   preload: string;
   icon: string;
   trayIcon: string;
-  /** The port wanted (4700, CONTRACT §2b); a free one is taken when it is in use. */
+  /** The port wanted (4700); a free one is taken when it is in use. */
   port: number;
 }
 
@@ -182,7 +182,7 @@ export class Desktop {
 
   readonly actions: MenuActions = {
     copyApiUrl: () => { if (this.info) clipboard.writeText(this.info.url); },
-    // The browser gets the token in the fragment, which never reaches the server (CONTRACT §2a).
+    // The browser gets the token in the fragment, which never reaches the server or its request log.
     openConsoleInBrowser: () => { if (this.info) void shell.openExternal(`${this.info.consoleUrl}/#token=${encodeURIComponent(this.info.consoleToken)}`); },
     openDataFolder: () => { void shell.openPath(this.info?.dataDir ?? this.dataDir()); },
     changeDataFolder: () => void this.pickFolder().then((dir) => (dir && dir !== this.dataDir() ? this.restart(dir) : undefined)),

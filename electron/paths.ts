@@ -1,12 +1,12 @@
 // Where the app keeps things. The app is named Homebase whatever launched it (a packaged app,
 // or `electron dist/electron/main.js` from a checkout, which would otherwise be "Electron"), so
-// that data lives in <appData>/Homebase on every OS (CONTRACT §2b).
+// that data lives in <appData>/Homebase on every OS.
 import type { App } from 'electron';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const APP_NAME = 'Homebase';
-/** CONTRACT §2b: 4700 when free, else a free one. */
+/** The desktop app's port: 4700 when free, else a free one. */
 export const DESKTOP_PORT = 4700;
 
 export function nameTheApp(app: App): void {

@@ -107,14 +107,14 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   };
   for (const s of sizes) {
     cmp(`GET by id ≥ 0.8 × bare Express @ ${int(s)} (medians)`, r.ops[s]?.get?.homebase, r.ops[s]?.get?.bare, 0.8);
-    // Issue 18: in every run, not only the best one. Rounds are interleaved (each round runs
+    // The target holds in every run, not only the best one. Rounds are interleaved (each round runs
     // every target once), so round i of Homebase is compared with round i of bare Express.
     const hb = r.ops[s]?.get?.homebase, bare = r.ops[s]?.get?.bare;
     const ratios = hb && bare ? hb.runs.map((v, i) => (bare.runs[i] > 0 ? v / bare.runs[i] : 0)) : [];
     const worst = ratios.length ? Math.min(...ratios) : undefined;
     out.push({ target: `GET by id ≥ 0.8 × bare Express @ ${int(s)} in every round`, value: worst === undefined ? 'not measured' : `${ratios.map((v) => `${fmt(v)}×`).join(', ')}`, ok: worst === undefined ? undefined : worst >= 0.8 });
   }
-  // The json-server ratios of lists are targets at 100,000 records (issue 18): checked at the
+  // The json-server ratios of lists are targets at 100,000 records: checked at the
   // first size from 100,000 on, else at the largest measured (labelled with its size).
   const big = sizes.find((s) => s >= 100_000) ?? large;
   const label = int(big ?? 100_000);
@@ -137,7 +137,7 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     const each = r.start.runs?.map((x) => `+${int(x.pageMs - x.answerMs)}`).join(', ');
     out.push({ target: `start with ${int(r.start.size)} records: first page ≤ first response + 300 ms${of}`, value: p === undefined ? 'not measured' : `+${int(p)} ms${each && n! > 1 ? ` (${each})` : ''}`, ok: p === undefined ? undefined : p <= 300 });
   }
-  // Snapshot restore (issue 5): the slowest of the measured kinds at each size.
+  // Snapshot restore: the slowest of the measured kinds at each size.
   for (const [records, limit] of [[1_000, 50], [10_000, 300]] as const) {
     const figs = r.restore?.detail?.figures.filter((f) => f.records === records) ?? [];
     const worst = figs.length ? Math.max(...figs.map((f) => f.medianMs)) : undefined;

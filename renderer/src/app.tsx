@@ -1,4 +1,4 @@
-// The console: sign-in gate, data layer, and the routes of CONTRACT §2a.
+// The console: sign-in gate, data layer, and the routes of its pages (docs/console.md).
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

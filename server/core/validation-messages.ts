@@ -97,7 +97,8 @@ function unionPredicate(branches: Issue[][], input: unknown): string {
 // refine, a regex's "must match ...") keeps it; everything else gets the predicate above.
 z.config({ customError: (iss) => predicate(iss) });
 
-/** The contract reason (§3) of an issue; `given` says whether the value was present. */
+/** The reason of an issue as a 422 reports it (`required`, `type`, `enum`, `format`, `too_short`,
+ *  `too_long`, `read_only`, `invalid`); `given` says whether the value was present. */
 function reasonOf(issue: Issue, given: boolean): ValidationReason {
   if (!given && issue.code !== 'unrecognized_keys') return 'required';
   switch (issue.code) {

@@ -1,5 +1,5 @@
 // The frame around every page: server address and health, workspace switcher, theme, sign-out,
-// and the workspace's navigation (every page of CONTRACT §2a).
+// and the workspace's navigation (every page of the workspace).
 import { useQuery } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { useState } from 'react';

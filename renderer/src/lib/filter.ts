@@ -1,7 +1,7 @@
 // The records filter, three ways: typed text (`age >= 30 and role = admin`), the API's query
 // string (`filter[age][$gte]=30&filter[role]=admin`) and a view's object filter
 // (`{ age: { $gte: "30" }, role: "admin" }`). All become one list of conditions; values stay
-// text, as in a URL, and the server coerces them by the field's type (CONTRACT §6).
+// text, as in a URL, and the server coerces them by the field's type.
 
 export const FILTER_OPS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$contains', '$startsWith'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];

@@ -6,8 +6,9 @@ import { FIELD_TYPES } from '../../shared/models.js';
 const id = IdSchema;
 const name = z.string().min(1).max(200);
 
-/** Who may read, create, change and delete records (CONTRACT §5). The reference marks `read`,
- *  `write` and `update` required on creation; `remove` follows `update` unless given. */
+/** Who may read, create, change and delete records: `public` anyone, `private` any signed-in
+ *  user, `only-user` the record's owner (admins always may). The reference marks `read`, `write`
+ *  and `update` required on creation; `remove` follows `update` unless given. */
 const FullSetting = z.object({
   read: z.enum(['public', 'private', 'only-user']),
   write: z.enum(['public', 'private']),

@@ -74,7 +74,7 @@ function structuralProblems(doc: Json): string[] {
       .map((p: Json) => (p.$ref ? resolvePointer(doc, p.$ref) : p) as Json).filter((p) => p.in === 'path').map((p) => p.name));
     for (const m of path.matchAll(/\{([^}]+)\}/g)) if (!declared.has(m[1])) problems.push(`${where}: path parameter ${m[1]} not declared`);
   }
-  // Templated paths that differ only in parameter names are the same path (OpenAPI 3.1 §4.8.8).
+  // Templated paths that differ only in parameter names are the same path (the OpenAPI 3.1 specification, section 4.8.8, Paths Object).
   const templates = new Map<string, string>();
   for (const path of Object.keys(doc.paths)) {
     const key = path.replace(/\{[^}]+\}/g, '{}');

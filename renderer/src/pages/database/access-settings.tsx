@@ -1,4 +1,5 @@
-// The four access settings of a collection (CONTRACT §5), each choice explained in words.
+// The four access settings of a collection (read, write, update, remove: public, private or
+// only-user), each choice explained in words.
 import type { CollectionSetting } from '../../../../server/shared/models';
 
 const CHOICES = {
