@@ -3,7 +3,6 @@
 // replaces every secret value by `***` in what an execution stores.
 
 import { domainToASCII } from 'node:url';
-import { secretMasker } from './secret-masker.js';
 
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
@@ -161,14 +160,6 @@ export function mapJson(value: unknown, m: JsonMapping): unknown {
     return out;
   };
   return walk(value, 0, 0);
-}
-
-/** Replaces every secret value (in any form of `secretForms`) by `***` in strings and object
- *  keys, deeply, and numbers or booleans whose text is a secret value by the string `***`. */
-export function maskSecrets<T>(value: T, secrets: Iterable<string>): T {
-  const masker = secretMasker(secrets);
-  if (!masker.active) return value;
-  return mapJson(value, { text: masker.text, scalar: masker.scalar, key: masker.text }) as T;
 }
 
 function walkStrings(value: unknown, visit: (s: string) => void) {
