@@ -82,5 +82,3 @@ export async function rotateAway(ws: Workspace, token: string): Promise<boolean>
   if (!done) await revokeSession(ws, id);
   return done;
 }
-
-export { revokeSession as revokeFamily };
