@@ -120,8 +120,9 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
     await waitFor(() => later.every((lid) => rx.received.some((r) => r.body.includes(lid))), 30_000, 'the later deliveries');
     const mine = rx.received.slice(before).filter((r) => r.body.includes(created.body._id));
     expect(mine).toHaveLength(1);
-    const logs = await a.req('GET', `/webhooks/${hook.body._id}/logs`);
-    expect(logs.body.data.filter((l: { status: string }) => l.status === 'succeeded')).toHaveLength(1);
+    const logs = await a.req('GET', `/webhooks/${hook.body._id}/logs?limit=100`);
+    const eventId = JSON.parse(mine[0].body).id;
+    expect(logs.body.data.filter((l: { status: string; eventId: string }) => l.status === 'succeeded' && l.eventId === eventId)).toHaveLength(1);
   }, 60_000);
 
   it('a unique index holds under parallel inserts through both', async () => {
