@@ -6,8 +6,9 @@
 // each load, which for PostgreSQL must stay flat as records grow.
 // Run: `npx tsx --expose-gc bench/pg-store.ts [--sizes 100000,1000000] [--drivers embedded,postgres] [--seconds 3]`
 import { parseArgs } from 'node:util';
-import { DocStore } from '../server/storage/doc-store.js';
-import { embeddedStore, type Store } from '../server/storage/store.js';
+import { DocStore } from '../server/storage/embedded/doc-store.js';
+import type { Store } from '../server/storage/store.js';
+import { embeddedStore } from '../server/storage/embedded/embedded-store.js';
 import { PgDatabase } from '../server/storage/pg/pg-store.js';
 import { startPgCluster, type PgCluster } from '../server/test/pg-cluster.js';
 import type { Doc, StoreQuery } from '../server/storage/query.js';

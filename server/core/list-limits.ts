@@ -3,7 +3,7 @@
 // before anything runs: a request over one of them answers 400 BAD_REQUEST naming the limit in
 // `details` (`{ field, limit, max, given }`). They bound what one request can make the server do
 // per record (sort keys compared, values looked up, paths walked, fields copied); the query
-// executor (storage/query.ts) bounds how long it holds the event loop at a time.
+// executor (storage/query-steps.ts) bounds how long it holds the event loop at a time.
 import { ApiError } from './errors.js';
 
 export const LIST_LIMITS = {

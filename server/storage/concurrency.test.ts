@@ -1,4 +1,4 @@
-// Concurrent partial updates of one object (CONTRACT §10): they apply one after another, every
+// Concurrent partial updates of one object (each one is applied whole, none is lost): they apply one after another, every
 // answered change survives, and each answer shows the object right after its own change.
 // Against a data folder, so that every write really waits on the disk between read and write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

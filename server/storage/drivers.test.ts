@@ -2,8 +2,9 @@
 // random queries as the reference answers them; plus the store operations modules rely on
 // (unique indexes, replaceAll, removeWhere, drop). PostgreSQL runs on a throwaway cluster.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DocStore } from './doc-store.js';
-import { embeddedStore, getEach, type Store } from './store.js';
+import { DocStore } from './embedded/doc-store.js';
+import { getEach, type Store } from './store.js';
+import { embeddedStore } from './embedded/embedded-store.js';
 import { parseListQuery, conditionsFromObject, parseSort } from '../core/list-query.js';
 import { FIELDS, LIST_CASES, LOOSE_DOCS, TYPED_DOCS, TYPES, VIEW_CASES, makeDoc, prng, randomQuery, reference } from './query-cases.js';
 import type { Doc } from './query.js';

@@ -5,7 +5,7 @@
 // read from it never skips or repeats a document because others were created or deleted.
 import model from '@seald-io/nedb/lib/model.js';
 import type { Doc, SortKey, StoreQuery } from '../shared/query.js';
-import { getPath } from './query.js';
+import { getPath } from './doc-path.js';
 
 const compareThings = model.compareThings;
 

@@ -2,7 +2,7 @@
 // drivers.test.ts against the embedded stores and PostgreSQL): query strings as a client sends
 // them, parsed by the one list-query parser (coercion by the schema type included), with the
 // ids and total they must give. Beside it, random documents and queries checked against the
-// reference ("filter everything, sort everything, slice") of query.ts.
+// reference ("filter everything, sort everything, slice") built from the query helpers of query.ts.
 import { compileMatcher, comparator, DEFAULT_SORT, project, FILTER_OPERATORS, type Condition, type Doc, type StoreQuery } from './query.js';
 import type { FieldType } from '../shared/models.js';
 

@@ -3,7 +3,7 @@
 // field and a store with none must both answer exactly what "filter everything, sort everything,
 // slice" answers, before and after random updates and removals.
 import { describe, expect, it } from 'vitest';
-import { DocStore } from './doc-store.js';
+import { DocStore } from './embedded/doc-store.js';
 import { compileMatcher, comparator, project, parseIsoDate, selectTop, type Condition, type Doc, type SortKey, type StoreQuery } from './query.js';
 import { FIELDS, makeDoc, prng, randomQuery, reference } from './query-cases.js';
 

@@ -9,7 +9,7 @@ import { Workspace, freshKeys, restrictToOwner, withoutControls, type PgBackend,
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
-import type { Doc } from './doc-store.js';
+import type { Doc } from './query.js';
 
 /** What a fork copies (Registry.fork). */
 export interface ForkOptions {

@@ -5,12 +5,13 @@ import { mkdir, readdir, readFile, writeFile, rm, chmod, stat, copyFile, rename 
 import { existsSync, constants as fsConstants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { DocStore, type Doc } from './doc-store.js';
-import { compactText } from './datafile.js';
-import { embeddedStore, type Store } from './store.js';
+import { DocStore, type Doc } from './embedded/doc-store.js';
+import { compactText } from './embedded/datafile.js';
+import type { Store } from './store.js';
+import { embeddedStore } from './embedded/embedded-store.js';
 import { SettingsStore } from './settings-store.js';
 import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
-import { recoverSwap } from './swap.js';
+import { recoverSwap } from './embedded/swap.js';
 import type { PgDatabase } from './pg/pg-store.js';
 import type { PgWorkspaces } from './pg/workspaces.js';
 import type { EventRelay, SharedLoginLimiter } from './pg/coordination.js';
@@ -116,7 +117,7 @@ export class Workspace {
   static async open(id: string, dir: string | undefined, init: { name: string; keys?: WorkspaceKeys }, compactEvery: number): Promise<Workspace> {
     if (dir) {
       // An import, restore or reset cut short by a crash: finished if it had committed, else
-      // undone, before anything is read (storage/swap.ts).
+      // undone, before anything is read (storage/embedded/swap.ts).
       if (existsSync(join(dir, '.swap'))) await recoverSwap(dir);
       // Owner only (0700): the folder holds the keys, the users' password hashes and every record.
       await mkdir(join(dir, 'stores'), { recursive: true, mode: 0o700 });

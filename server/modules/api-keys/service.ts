@@ -7,7 +7,7 @@
 // at once).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';

@@ -1,7 +1,7 @@
 // Secrets (credentials): write-only values, sealed at rest. Only `secretValues` ever opens them,
 // for the scenario runner; everything the API returns goes through publicCredential.
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc, StoreQuery } from '../../storage/doc-store.js';
+import type { Doc, StoreQuery } from '../../storage/query.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';

@@ -2,7 +2,7 @@
 // schema asks for (`_owner`, each unique field, each index definition), checked whenever the
 // store is handed out, so they come back after a restart, a restore or an import.
 import type { Workspace } from '../../storage/workspace.js';
-import { indexKey } from '../../storage/doc-store.js';
+import { indexKey } from '../../storage/store.js';
 import type { Store } from '../../storage/store.js';
 import { logger } from '../../core/logger.js';
 import type { CollectionDef } from '../../shared/models.js';

@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../api-keys/index.js';

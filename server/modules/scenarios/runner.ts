@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.js';
 import type { AuthInfo } from '../caller.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import { withIndexes } from '../../storage/store.js';
 import { ApiError, StorageFailure, toApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '../caller.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc, StoreQuery } from '../../storage/doc-store.js';
+import type { Doc, StoreQuery } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { secretNames } from '../credentials/index.js';

@@ -9,7 +9,7 @@ import { copyFile, rename } from '../../storage/disk.js';
 import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
 import { isValidId, newId } from '../../core/ids.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import type { Workspace } from '../../storage/workspace.js';
 

@@ -7,7 +7,7 @@
 // delivery's id comes from the batch's, so a flush repeated after a crash stores it once.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import { logger } from '../../core/logger.js';
 import { BATCHES, type WebhookDoc } from './service.js';

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
 import { envelope } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { newId } from '../../core/ids.js';
 import { webhookFault } from '../faults/index.js';

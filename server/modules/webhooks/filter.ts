@@ -1,7 +1,7 @@
 // A webhook's `filter.match`: conditions on the event's `data` in the list filter's language
 // (`{ status: "paid", total: { $gte: 100 }, "customer.country": { $in: ["FR", "DE"] } }`), read
 // by the same parser as views' object filters (core/list-query.ts) and run by the same matcher
-// as the stores' lists (storage/query.ts compileMatcher). Without a schema, values are coerced
+// as the stores' lists (storage/query-match.ts compileMatcher). Without a schema, values are coerced
 // as in a schemaless list: `25`, `true`, `null` match the typed value and its string.
 import { z } from 'zod';
 import { conditionsFromObject } from '../../core/list-query.js';

@@ -2,7 +2,7 @@
 // and which events they receive. Delivery itself lives in delivery.ts.
 import { randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
-import type { Doc, StoreQuery } from '../../storage/doc-store.js';
+import type { Doc, StoreQuery } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import type { BusEvent } from '../../core/bus.js';
 import { eventMatches } from '../../shared/events.js';

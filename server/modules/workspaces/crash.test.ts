@@ -1,5 +1,5 @@
 // Import, snapshot restore and reset are atomic across kill -9: a child server killed at each
-// step of the swap (storage/swap.ts: new content written beside, journal committed, entries
+// step of the swap (storage/embedded/swap.ts: new content written beside, journal committed, entries
 // being applied) restarts with the workspace entirely old (killed before the commit) or
 // entirely new (after it), and no temporary file left.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

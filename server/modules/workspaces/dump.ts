@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { newId } from '../../core/ids.js';
 import { ApiError } from '../../core/errors.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import type { Workspace, WorkspaceSettings } from '../../storage/workspace.js';
 import type { CollectionDef } from '../../shared/models.js';
 import { hashPassword, normalizeEmail } from '../users/index.js';

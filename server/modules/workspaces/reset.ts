@@ -4,7 +4,7 @@
 // collections (fields, views, indexes) and the config-like stores (webhooks, scenarios, secrets)
 // stay. Generic over stores: whatever a module adds is wiped unless listed here.
 import type { AppContext } from '../context.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { applyState, exclusive, whileBusy, type WorkspaceState } from './state.js';
 import { clearRequestLog } from '../request-log/index.js';

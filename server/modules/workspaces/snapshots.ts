@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises'
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
-import type { Doc } from '../../storage/doc-store.js';
+import type { Doc } from '../../storage/query.js';
 import { CONTROL_SETTINGS, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
 import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';

@@ -6,9 +6,9 @@ import model from '@seald-io/nedb/lib/model.js';
 import type { AppContext } from '../context.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DocStore, type Doc, type StagedChange } from '../../storage/doc-store.js';
-import { compactText } from '../../storage/datafile.js';
-import { Swap } from '../../storage/swap.js';
+import { DocStore, type Doc, type StagedChange } from '../../storage/embedded/doc-store.js';
+import { compactText } from '../../storage/embedded/datafile.js';
+import { Swap } from '../../storage/embedded/swap.js';
 import { withControlsOf, withoutControls, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { waitForIdle } from '../request-log/index.js';
 import { applyFiles, captureFiles, markWritten, planFiles, type FileSet } from './files.js';
@@ -130,7 +130,7 @@ export async function whileBusy<T>(ws: Workspace, fn: () => Promise<T>): Promise
  *  Stores missing from the state are emptied, or dropped for collections the new schema lacks.
  *  Every change is prepared first (a store refusing its content, a unique index, fails here and
  *  changes nothing), then, on disk, written beside the live files and switched in through one
- *  journal (storage/swap.ts), and only then applied in memory. */
+ *  journal (storage/embedded/swap.ts), and only then applied in memory. */
 export async function applyState(ctx: AppContext, ws: Workspace, given: WorkspaceState): Promise<void> {
   // The test controls (clock, faults) are no content: the workspace keeps its own.
   const state: WorkspaceState = { ...given, settings: withControlsOf(given.settings, ws.settings.data) };

@@ -10,8 +10,8 @@
 // - rewriting (compaction, swaps): the whole content beside the file, flushed, renamed over it.
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import model from '@seald-io/nedb/lib/model.js';
-import * as disk from './disk.js';
-import { toStorageError } from './errors.js';
+import * as disk from '../disk.js';
+import { toStorageError } from '../errors.js';
 
 const CORRUPT_ALERT_THRESHOLD = 0.1;
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DocStore } from './doc-store.js';
 import { readDatafile } from './datafile.js';
-import { makeDoc, prng, randomQuery, reference } from './query-cases.js';
-import type { Doc } from './query.js';
+import { makeDoc, prng, randomQuery, reference } from '../query-cases.js';
+import type { Doc } from '../query.js';
 
 const dirs: string[] = [];
 afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }); });

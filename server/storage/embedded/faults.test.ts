@@ -1,12 +1,13 @@
-// A disk that refuses writes (CONTRACT §3, §10), injected in the storage layer's one file-system
+// A disk that refuses writes (a full disk is 507 insufficient_storage, a read-only one 503;
+// no acknowledged write is lost), injected in the storage layer's one file-system
 // module (disk.ts), so it runs without root: a full disk answers 507, a read-only or forbidden
 // folder 503, naming the folder; the refused change leaves no trace (GET, lists, the file, a
 // restart); reads keep working; writes resume by themselves once the disk recovers.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestServer, tempDataDir, type TestServer } from '../test/harness.js';
-import { injectDiskFault } from './disk.js';
+import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
+import { injectDiskFault } from '../disk.js';
 import { DocStore } from './doc-store.js';
 
 let t: TestServer;

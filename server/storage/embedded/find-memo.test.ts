@@ -3,8 +3,8 @@
 // same query is asked while a write is under way.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { makeDoc, prng, randomQuery, reference } from './query-cases.js';
-import type { StoreQuery } from './query.js';
+import { makeDoc, prng, randomQuery, reference } from '../query-cases.js';
+import type { StoreQuery } from '../query.js';
 
 const QUERY: StoreQuery = { conditions: [{ path: 'role', op: '$eq', values: ['admin'] }], sort: [{ path: 'age', dir: -1 }], limit: 20, offset: 0 };
 

@@ -3,8 +3,8 @@
 // replacement and an emptied store, for ids present, gone, never seen, and outside the range.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { prng } from './query-cases.js';
-import type { Doc } from './query.js';
+import { prng } from '../query-cases.js';
+import type { Doc } from '../query.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const randomId = (rand: () => number) => Array.from({ length: 1 + Math.floor(rand() * 12) }, () => ALPHABET[Math.floor(rand() * ALPHABET.length)]).join('');

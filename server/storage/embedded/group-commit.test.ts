@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DocStore } from './doc-store.js';
-import { injectDiskFault } from './disk.js';
-import { UniqueViolationError } from './errors.js';
+import { injectDiskFault } from '../disk.js';
+import { UniqueViolationError } from '../errors.js';
 
 const dirs: string[] = [];
 afterEach(() => { injectDiskFault(undefined); for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });

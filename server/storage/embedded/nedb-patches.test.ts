@@ -1,7 +1,7 @@
 // nedb's key check, replaced (nedb-patches.ts): the same rule, in time linear in the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkObject } from './nedb-patches.js';
-import { startTestServer, type TestServer } from '../test/harness.js';
+import { startTestServer, type TestServer } from '../../test/harness.js';
 
 const nested = (depth: number): unknown => { let v: unknown = ['leaf']; for (let i = 1; i < depth; i++) v = [v, i]; return v; };
 

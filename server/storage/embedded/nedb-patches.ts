@@ -17,6 +17,9 @@
 // (the only updates DocStore makes); updates with modifiers still go to nedb's own code.
 import model from '@seald-io/nedb/lib/model.js';
 import type { NedbIndex } from './nedb-types.js';
+import { checkObject } from '../field-names.js';
+
+export { checkObject };
 
 type IndexProto = {
   _fields: string[];
@@ -109,28 +112,6 @@ type Model = {
   modify(obj: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown>;
   deepCopy<T>(obj: T, strictKeys?: boolean): T;
 };
-
-/** nedb's field-name rule, as its own checkKey has it. */
-function checkKey(k: string, v: unknown): void {
-  if (k[0] === '$' && !(k === '$$date' && typeof v === 'number') && !(k === '$$deleted' && v === true)
-    && k !== '$$indexCreated' && k !== '$$indexRemoved') throw new Error('Field names cannot begin with the $ character');
-  if (k.includes('.')) throw new Error('Field names cannot contain a .');
-}
-
-/** nedb's checkObject, visiting each value once and without recursion. */
-export function checkObject(obj: unknown): void {
-  const stack: unknown[] = [obj];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null) continue;
-    for (const k in v) {
-      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
-      const child = (v as Record<string, unknown>)[k];
-      checkKey(k, child);
-      stack.push(child);
-    }
-  }
-}
 
 let keyCheckPatched = false;
 

@@ -5,8 +5,8 @@
 // with equality conditions, other ranges and sorts beside them, and after writes.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { prng, reference } from './query-cases.js';
-import type { Condition, Doc, FilterOp, StoreQuery } from './query.js';
+import { prng, reference } from '../query-cases.js';
+import type { Condition, Doc, FilterOp, StoreQuery } from '../query.js';
 
 const ROLES = ['admin', 'editor', 'user', 'guest'];
 

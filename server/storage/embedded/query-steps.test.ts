@@ -1,13 +1,13 @@
-// A list query is worked out in steps that give the event loop a turn (query.ts: querySteps,
+// A list query is worked out in steps that give the event loop a turn (planner.ts: querySteps,
 // runSliced): the costly shapes (a deep page sorted on an unindexed field, a deep page of an
 // index walk, long $in / $nin lists, counts) are divided into many steps and give exactly the
 // answer of a plain filter-sort-slice; an index walk paused while writes reshape its tree
 // resumes where it was, and findSliced's answer through the store interface is the same.
 import { describe, expect, it } from 'vitest';
 import { DocStore } from './doc-store.js';
-import { embeddedStore } from './store.js';
-import { makeDoc, prng, reference } from './query-cases.js';
-import { comparator, runSliced, type Doc, type StoreQuery } from './query.js';
+import { embeddedStore } from './embedded-store.js';
+import { makeDoc, prng, reference } from '../query-cases.js';
+import { comparator, runSliced, type Doc, type StoreQuery } from '../query.js';
 
 const N = 6000;
 

@@ -11,8 +11,8 @@
 // appended lines are whole document versions and deletions, which give the same result twice.
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import * as disk from './disk.js';
-import { toStorageError } from './errors.js';
+import * as disk from '../disk.js';
+import { toStorageError } from '../errors.js';
 
 export type SwapEntry =
   | { kind: 'rewrite'; target: string; source: string }

@@ -219,7 +219,7 @@ export async function claimTick(db: PgDatabase, workspace: string, scenarioId: s
   return (rowCount ?? 0) > 0;
 }
 
-/** The failed-login limiter of CONTRACT §3 (the same rules as modules/auth/rate-limit.ts) kept in
+/** The failed-login limiter (the same rules as modules/auth/rate-limit.ts) kept in
  *  the database, so that guesses spread over several processes meet one limit: more than `limit`
  *  failures for one email within a minute → 429 with Retry-After; at most `limit - failures`
  *  attempts per email in flight at once, across processes (an attempt holds a row while it runs;

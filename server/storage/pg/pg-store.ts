@@ -5,12 +5,12 @@
 // cheap transactional step, unique indexes without a partial predicate per collection).
 import type pg from 'pg';
 import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } from '../errors.js';
-import { checkObject } from '../nedb-patches.js';
+import { checkObject } from '../field-names.js';
 import { DEFAULT_SORT, project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { finishWindow, windowKeys } from '../page-window.js';
 import { activeWriteGroup } from '../write-group.js';
 import { PgGroupTx } from './group-tx.js';
-import type { IndexSpec } from '../doc-store.js';
+import type { IndexSpec } from '../store.js';
 import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
 import { guardClients, openDatabase, toUnavailable, type PgOptions } from './connection.js';

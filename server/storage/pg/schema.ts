@@ -3,7 +3,7 @@
 // under an advisory lock so that several processes starting at once upgrade it once. A database
 // written by a newer Homebase (a version above SCHEMA_VERSION) is refused, never downgraded.
 //
-// The SQL functions below give PostgreSQL the embedded stores' query semantics (query.ts), so
+// The SQL functions below give PostgreSQL the embedded stores' query semantics (query-match.ts), so
 // that one list request answers the same on both drivers:
 //  hb_walk      a dot path's value (arrays are indexed by a numeric segment, or mapped over)
 //  hb_keys      the values an equality matches: the value, and an array's elements (recursively)
@@ -168,7 +168,7 @@ BEGIN
   RETURN (hb_days_from_civil(y, mo, d) * 86400000 + h * 3600000 + mi * 60000 + sec * 1000 + ms - off * 60000)::float8;
 END $$;
 
--- One range comparison, as comparesAny in query.ts: ok(r) for op on r = sign(value - bound).
+-- One range comparison, as comparesAny in query-match.ts: ok(r) for op on r = sign(value - bound).
 CREATE FUNCTION hb_ok(r int, op text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT CASE op WHEN '$gt' THEN r > 0 WHEN '$gte' THEN r >= 0 WHEN '$lt' THEN r < 0 ELSE r <= 0 END

@@ -12,8 +12,8 @@
 // its key, which the group may be waiting for: making it wait for the group would deadlock).
 // The group's own requests see their writes.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Doc } from './query.js';
-import { activeWriteGroup, type WriteGroup } from './write-group.js';
+import type { Doc } from '../query.js';
+import { activeWriteGroup, type WriteGroup } from '../write-group.js';
 
 /** Set inside a read-modify-write section admitted outside any group, while it runs (work it
  *  leaves behind, an event handler say, is outside once the section has ended). */
