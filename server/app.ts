@@ -16,6 +16,7 @@ import { mountV2 } from './v2/index.js';
 import { mountOAuth } from './modules/oauth/index.js';
 import { readsOwnBody } from './v2/graphql/route.js';
 import { injectFaults } from './modules/faults/index.js';
+import { afterFirstAdmin } from './modules/workspaces/index.js';
 
 /** Routes that read their own body (multipart uploads, tus, imports). */
 const RAW_BODY_PATHS = [/^\/storage\/upload(\/|$)/];
@@ -42,7 +43,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     req.ws = ctx.registry.require((req.params as { appId: string }).appId);
     req.ws.assertAvailable();
     touchWorkspace(ctx, req.ws); // a fork's idle deadline moves
-    next();
+    afterFirstAdmin(ctx, req.ws, next); // at once unless an in-memory start is still storing its admin
   };
   // Module routes read only their own params (the workspace is req.ws): no mergeParams, which
   // measurably slowed every request (docs/performance.md).
@@ -77,7 +78,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
   // Console API: console token, no cross-origin access.
   const consoleApi = Router();
   consoleApi.use(requireConsoleToken(ctx));
-  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); touchWorkspace(ctx, req.ws); next(); });
+  consoleApi.param('appId', (req, _res, next, id: string) => { req.ws = ctx.registry.require(id); touchWorkspace(ctx, req.ws); afterFirstAdmin(ctx, req.ws, next); });
   consoleApi.use(routeFirst(jsonBody(ctx.config.jsonLimit, (req) => /^\/workspaces\/[^/]+\/import$/.test(req.path)),
     (req) => hasRoute([consoleApi], req, false)));
   for (const m of modules) m.consoleRoutes?.(consoleApi, ctx);

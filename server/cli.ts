@@ -12,6 +12,7 @@ import { ADMIN_FLAGS, ADMIN_HELP, ADMIN_OPTIONS, EXPORT_HELP, IMPORT_HELP, MAIN_
 import { logRequests } from './cli-requests.js';
 import { AdminCommandError, runAdmin } from './cli-admin.js';
 import { typesCommand } from './cli-types.js';
+import { firstAdminStored } from './modules/workspaces/index.js';
 
 export { SERVE_OPTIONS };
 
@@ -112,7 +113,7 @@ async function serve(args: string[]) {
   const main = workspaces.includes(srv.config.workspace) ? srv.config.workspace : workspaces[0];
   const consoleLink = `${srv.consoleUrl}/#token=${srv.consoleToken}`;
   const generated = srv.generatedAdmin;
-  const admin = main ? await firstAdminEmail(srv, main) : undefined;
+  const admin = main && !json ? await firstAdminEmail(srv, main) : undefined; // the JSON line has no admin
   const signIn = [
     generated
       ? `  Admin:          ${generated.email} / ${generated.password}  (generated on this first start: keep it)`
@@ -176,6 +177,7 @@ async function offline(run: () => Promise<void>) {
 
 async function firstAdminEmail(srv: Awaited<ReturnType<typeof startServer>>, workspace: string): Promise<string | undefined> {
   const ws = srv.ctx.registry.get(workspace);
+  if (ws) await firstAdminStored(srv.ctx, ws); // an in-memory start stores it just after the start
   const id = ws?.settings.data.firstAdminId;
   const user = id ? (await (await ws!.store('users')).get(id)) as { email?: string } | undefined : undefined;
   return user?.email;

@@ -18,7 +18,7 @@ import { createContext } from './modules/server-state.js';
 import { buildApp } from './app.js';
 import { ApiError } from './core/errors.js';
 import { modules } from './modules/index.js';
-import { createWorkspace } from './modules/workspaces/index.js';
+import { createWorkspace, createFirstWorkspace, firstAdminStored } from './modules/workspaces/index.js';
 import { applySeed } from './modules/workspaces/index.js';
 import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/workspaces/index.js';
 import { resetWorkspace, type ResetOptions, type ResetResult } from './modules/workspaces/index.js';
@@ -85,10 +85,12 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
       if (!config.adminPassword && !isLoopbackHost(config.host)) {
         throw new Error(`Refusing to start on non-loopback host ${config.host} without an admin password: pass --admin-password or set HOMEBASE_ADMIN_PASSWORD.`);
       }
-      const { generatedPassword } = await createWorkspace(ctx, {
+      // In memory without a seed, the first admin is stored just after the start returns
+      // (modules/workspaces/first-admin.ts): requests to the workspace wait for it.
+      const { generatedPassword } = await createFirstWorkspace(ctx, {
         _id: config.workspace, name: config.workspace,
         admin: { email: config.adminEmail, ...(config.adminPassword ? { password: config.adminPassword } : {}) },
-      });
+      }, !config.dataDir && !db && !config.seed);
       if (generatedPassword) generatedAdmin = { workspace: config.workspace, email: config.adminEmail, password: generatedPassword };
     }
     // A seed fills the default workspace when it is still empty (see docs/testing.md).
@@ -101,6 +103,8 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
     const close = () => (closed ??= (async () => {
       const problems: string[] = [];
       try {
+        const main = registry.get(config.workspace);
+        if (main) await firstAdminStored(ctx, main)?.catch(() => undefined);
         for (const c of ctx.closers.splice(0)) {
           try { await c(); } catch (err) { problems.push((err as Error).message); }
         }
@@ -189,11 +193,18 @@ export async function startServer(options: ServerOptions = {}): Promise<StartedS
     url: `${consoleUrl}/api`,
     consoleUrl,
     workspaces: base.ctx.registry.list().map((w) => w._id),
-    snapshot: (name, opts) => takeSnapshot(base.ctx, base.ctx.registry.require(base.config.workspace), name, opts?.overwrite),
-    restore: (name) => restoreSnapshot(base.ctx, base.ctx.registry.require(base.config.workspace), name),
-    reset: (opts) => resetWorkspace(base.ctx, base.ctx.registry.require(base.config.workspace), opts),
+    snapshot: async (name, opts) => takeSnapshot(base.ctx, await mainWorkspace(base), name, opts?.overwrite),
+    restore: async (name) => restoreSnapshot(base.ctx, await mainWorkspace(base), name),
+    reset: async (opts) => resetWorkspace(base.ctx, await mainWorkspace(base), opts),
     close,
   };
+}
+
+/** The default workspace, once its first admin is stored. */
+async function mainWorkspace(base: HomebaseServer) {
+  const ws = base.ctx.registry.require(base.config.workspace);
+  await firstAdminStored(base.ctx, ws);
+  return ws;
 }
 
 /** A request Node's HTTP parser refuses (a malformed request line or Content-Length, bytes past

@@ -4,8 +4,9 @@
 // and the server metadata (RFC 8414). The grants run in @node-oauth/oauth2-server over the
 // workspace's stores (model.ts). Errors are RFC 6749's `{ error, error_description }`; a
 // request whose client or redirect URI is not registered gets an error page, never a redirect.
+// The library is loaded on the first grant, not at start (a start need not load what it serves).
 import express, { Router, type Express, type Request, type RequestHandler, type Response } from 'express';
-import OAuth2Server, { OAuthError, Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
+import type OAuth2ServerType from '@node-oauth/oauth2-server';
 import type { AppContext } from '../context.js';
 import { ApiError, toApiError } from '../../core/errors.js';
 import { normalizeEmail } from '../users/index.js';
@@ -17,10 +18,15 @@ import { authenticateClient, getClient, type OAuthClient } from './clients.js';
 import { oauthModel, type OAuthSettings } from './model.js';
 import { familyOfRefreshToken, getFamily } from './families.js';
 import { sendConsentPage, sendErrorPage } from './consent-page.js';
+import { afterFirstAdmin } from '../workspaces/index.js';
 
 /** How long an authorization code lives (seconds, by the workspace's clock). */
 export const CODE_TTL = 60;
 const GRANTS = ['authorization_code', 'client_credentials', 'refresh_token'];
+
+let library: Promise<typeof OAuth2ServerType> | undefined;
+/** @node-oauth/oauth2-server (its server class, with Request, Response and OAuthError on it). */
+const oauthLibrary = () => (library ??= import('@node-oauth/oauth2-server').then((m) => m.default));
 const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
 
 const oauthError = (res: Response, status: number, error: string, description: string, headers: Record<string, string> = {}) => {
@@ -37,7 +43,7 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
     req.ws = ctx.registry.require((req.params as { appId: string }).appId);
     req.ws.assertAvailable();
     res.set('Cache-Control', 'no-store');
-    next();
+    afterFirstAdmin(ctx, req.ws, next);
   };
 
   const metadata: RequestHandler = (req, res) => {
@@ -145,6 +151,8 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
       return;
     }
 
+    const OAuth2Server = await oauthLibrary();
+    const { OAuthError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
     const server = new OAuth2Server({ model: oauthModel(req.ws, settings(), false), allowEmptyState: true, authorizationCodeLifetime: CODE_TTL });
     const request = new OAuthRequest({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body: { ...r.view.params, redirect_uri: r.redirectUri } });
     const response = new OAuthResponse({ headers: {} });
@@ -165,6 +173,8 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
       oauthError(res, 400, 'unsupported_grant_type', `The grant type ${grant} is not supported`);
       return;
     }
+    const OAuth2Server = await oauthLibrary();
+    const { OAuthError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
     const server = new OAuth2Server({ model: oauthModel(req.ws, settings(), true) });
     const request = new OAuthRequest({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body: req.body ?? {} });
     const response = new OAuthResponse({ headers: {} });

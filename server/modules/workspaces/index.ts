@@ -9,4 +9,5 @@ export { applySeed, readSeed } from './seed.js';
 export { DumpFileError } from './dump-file-error.js';
 export { exportFromFolder, importIntoFolder, OfflineError, withDataFolder } from './offline.js';
 export { touchWorkspace } from './fork-ttl.js';
+export { afterFirstAdmin, createFirstWorkspace, firstAdminStored } from './first-admin.js';
 export { workspacesModule } from './routes.js';
