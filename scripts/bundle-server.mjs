@@ -7,7 +7,20 @@
 // core/request-shape.ts reads from the installed package (one copy for both).
 import { build } from 'esbuild';
 import { rm } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// zod carries its error messages in some fifty languages (`z.locales`), about half of its code;
+// the server uses English only (core/validation-messages.ts words its own). Every start compiles
+// what the bundle holds, so `z.locales` holds `en` alone here.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (args.importer.includes(`${sep}node_modules${sep}zod${sep}`)
+      ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-english-only' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};`, resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/server/bundle`;
@@ -26,5 +39,6 @@ await build({
   external: ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router', 'openapi-typescript', 'typescript'],
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
+  plugins: [zodEnglishOnly],
   logLevel: 'warning',
 });
