@@ -101,7 +101,7 @@ const round = (x: number) => Math.round(x * 100) / 100;
 function timeStart(args: string[]): Promise<number> {
   const t0 = performance.now();
   // The build when there is one (the main benchmark builds first), as a user runs it; else the sources.
-  const cli = existsSync(join(ROOT, 'dist', 'server', 'cli.js')) ? ['dist/server/cli.js'] : ['--import', 'tsx', 'server/cli.ts'];
+  const cli = existsSync(join(ROOT, 'dist', 'server', 'bundle', 'cli.js')) ? ['dist/server/bundle/cli.js'] : existsSync(join(ROOT, 'dist', 'server', 'cli.js')) ? ['dist/server/cli.js'] : ['--import', 'tsx', 'server/cli.ts'];
   const child = spawn(process.execPath, [...cli, 'serve', '--json', '--in-memory', '--port', '0', '--admin-password', 'bench-password-1', ...args],
     { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', HOMEBASE_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {

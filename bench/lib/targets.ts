@@ -1,5 +1,5 @@
 // The three targets of the benchmark, each started in its own process on 127.0.0.1: Homebase
-// (built: node dist/server/cli.js), json-server 0.17.4 over the same records, and a bare
+// (built: node dist/server/bundle/cli.js, the bundle the package's bin runs), json-server 0.17.4 over the same records, and a bare
 // Express 5 handler. Data sets are written straight to disk (see docs/performance.md).
 import { mkdtemp, writeFile, readFile, rm, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -17,7 +17,7 @@ const ADMIN_PASSWORD = 'bench-admin-password-1';
 const USER = { email: 'bench.user@example.com', password: 'bench-user-password-1', name: 'Bench User' };
 
 export const bareExpressScript = join(ROOT, 'bench', 'lib', 'bare-express.ts');
-export const homebaseCli = join(ROOT, 'dist', 'server', 'cli.js');
+export const homebaseCli = join(ROOT, 'dist', 'server', 'bundle', 'cli.js');
 const homebaseSource = join(ROOT, 'server', 'cli.ts');
 
 /** How bench/get-ab.ts varies a target's process: Node flags (`--cpu-prof`), a command to run
