@@ -42,7 +42,6 @@ describe('desktop', () => {
     await vi.waitFor(() => expect(stub.openedPaths).toEqual([data]));
     expect(lines.join('\n')).toContain('low disk space: 42 MB');
     await desktop.restart(); // the watch of the old start is stopped, a new one begun
-    await new Promise((r) => setTimeout(r, 50));
-    expect(stub.messageBoxes.filter((b) => b.options.title === 'Disk almost full').length).toBe(2);
+    await vi.waitFor(() => expect(stub.messageBoxes.filter((b) => b.options.title === 'Disk almost full').length).toBe(2));
   });
 });

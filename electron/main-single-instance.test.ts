@@ -16,8 +16,7 @@ describe('single instance', () => {
       stub.singleInstance = false;
       await import('./main.js');
       app.becomeReady();
-      await new Promise((r) => setTimeout(r, 100));
-      expect(stub.quitCalls).toBe(1);
+      await vi.waitFor(() => expect(stub.quitCalls).toBe(1));
       expect(stub.forks).toHaveLength(0);
       expect(stub.windows).toHaveLength(0);
       expect(app.listenerCount('second-instance')).toBe(0);
