@@ -19,12 +19,12 @@ export class PgGroupTx implements GroupParticipant {
   }
 
   /** One statement of the group (statements of a group run one after another). */
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     const run = this.tail.then(async () => {
       const c = await this.connection();
       await c.query('SAVEPOINT hb_statement');
       try {
-        const out = await c.query<R>(text, values);
+        const out = await (name ? c.query<R>({ name, text, values }) : c.query<R>(text, values));
         await c.query('RELEASE SAVEPOINT hb_statement');
         return out;
       } catch (err) {

@@ -65,13 +65,16 @@ export class PgDatabase {
     return new PgDatabase(await openDatabase(url, options), url);
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], on: Queryable = this.pool): Promise<pg.QueryResult<R>> {
+  /** Runs one statement. `name` makes it a prepared statement of each connection (parsed and
+   *  planned once per connection, not on every call): for the fixed statements run most often,
+   *  whose text never changes for a name. */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], on: Queryable = this.pool, name?: string): Promise<pg.QueryResult<R>> {
     if (this.closed) throw new StoreUnavailableError('The database connection is closed');
     // Inside a write group (an atomic batch): on the group's transaction.
     const group = on === this.pool ? activeWriteGroup() : undefined;
     try {
-      if (group) return await this.groupTx(group).query<R>(text, values);
-      return await on.query<R>(text, values);
+      if (group) return await this.groupTx(group).query<R>(text, values, name);
+      return await (name ? on.query<R>({ name, text, values }) : on.query<R>(text, values));
     } catch (err) {
       throw translatePgError(err);
     }
@@ -124,11 +127,11 @@ export class PgDatabase {
       try { client = await this.lockPool.connect(); } catch (err) { throw translatePgError(err); }
       let broken = false;
       try {
-        try { await client.query('SELECT pg_advisory_lock(hashtext($1), hashtext($2))', [scope, key]); } catch (err) { broken = true; throw translatePgError(err); }
+        try { await client.query({ name: 'hb_lock', text: 'SELECT pg_advisory_lock(hashtext($1), hashtext($2))', values: [scope, key] }); } catch (err) { broken = true; throw translatePgError(err); }
         try {
           return await fn();
         } finally {
-          await client.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [scope, key]).catch(() => { broken = true; });
+          await client.query({ name: 'hb_unlock', text: 'SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', values: [scope, key] }).catch(() => { broken = true; });
         }
       } finally {
         client.release(broken);
@@ -211,7 +214,7 @@ export class PgDocStore implements Store {
     // No stored id holds NUL (PostgreSQL text cannot): such a read finds nothing, as on the
     // embedded driver, instead of PostgreSQL's encoding error.
     if (typeof id !== 'string' || id.includes('\u0000')) return undefined;
-    return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id])).rows[0]?.doc;
+    return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_get`)).rows[0]?.doc;
   }
 
   async getWith(id: string, others: Array<[Store, string]>): Promise<Array<Doc | undefined>> {
@@ -281,7 +284,7 @@ export class PgDocStore implements Store {
 
   async insert(doc: Doc): Promise<Doc> {
     checkKeys(doc);
-    const row = (await this.writing(() => this.db.query<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, toJson(doc)]))).rows[0];
+    const row = (await this.writing(() => this.db.query<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, toJson(doc)], undefined, `${this.table}_ins`))).rows[0];
     return row.doc;
   }
 
@@ -302,11 +305,11 @@ export class PgDocStore implements Store {
   async replace(id: string, doc: Doc): Promise<Doc | undefined> {
     const next = { ...doc, _id: id };
     checkKeys(next);
-    return (await this.writing(() => this.db.query<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, toJson(next)]))).rows[0]?.doc;
+    return (await this.writing(() => this.db.query<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, toJson(next)], undefined, `${this.table}_upd`))).rows[0]?.doc;
   }
 
   async remove(id: string): Promise<boolean> {
-    return ((await this.writing(() => this.db.query(`DELETE FROM ${this.table} WHERE id = $1`, [id]))).rowCount ?? 0) > 0;
+    return ((await this.writing(() => this.db.query(`DELETE FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_del`))).rowCount ?? 0) > 0;
   }
 
   async removeWhere(conditions: Condition[]): Promise<number> {
