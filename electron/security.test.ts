@@ -2,6 +2,7 @@ import { describe, expect, it, vi, beforeEach } from 'vitest';
 vi.mock('electron', () => import('./test/electron-stub.js'));
 import { FakeWebContents, resetStub, session, stub } from './test/electron-stub.js';
 import { consoleCsp, guardWebContents, secureSession } from './security.js';
+import { CONSOLE_CSP } from '../server/console-ui.js';
 
 const ORIGIN = 'http://127.0.0.1:4700';
 
@@ -17,6 +18,13 @@ describe('console window security', () => {
     expect(csp).toContain("frame-ancestors 'self'");
     expect(csp).toContain('connect-src \'self\' ws://127.0.0.1:4700');
     expect(csp).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+  });
+
+  it('sets the policy the server sends with the console, with only the window origin\'s socket added', () => {
+    const window = consoleCsp(ORIGIN).split('; ');
+    const server = CONSOLE_CSP.split('; ');
+    expect(window.filter((d) => !server.includes(d))).toEqual(["connect-src 'self' ws://127.0.0.1:4700"]);
+    expect(server.filter((d) => !window.includes(d))).toEqual(["connect-src 'self'"]);
   });
 
   it('adds the CSP to the console origin responses only', () => {

@@ -2,18 +2,10 @@
 // navigation kept on the console's origin, no new windows (http(s) links open in the user's
 // browser), permission requests denied, no <webview>.
 import type { Session, WebContents } from 'electron';
+import { consoleCsp } from '../server/console-csp.js';
 
-/** The console's CSP: only its own origin, no inline or eval'd script, no plugins, framed only by itself.
- *  Inline styles stay allowed (React and Swagger UI set them). */
-export function consoleCsp(origin: string): string {
-  const ws = origin.replace(/^http/, 'ws');
-  return [
-    "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:", "font-src 'self' data:", `connect-src 'self' ${ws}`,
-    "media-src 'self' blob:", "worker-src 'self' blob:", "object-src 'none'", "base-uri 'self'",
-    "form-action 'self'", "frame-ancestors 'self'",
-  ].join('; ');
-}
+/** The console's CSP, the server's own policy (server/console-csp.ts) with the window's origin. */
+export { consoleCsp };
 
 export function originOf(url: string): string | undefined {
   try { return new URL(url).origin; } catch { return undefined; }

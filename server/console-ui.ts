@@ -7,6 +7,7 @@ import express from 'express';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { consoleCsp } from './console-csp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -17,19 +18,8 @@ export function consoleDistDir(): string | undefined {
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // React, CodeMirror and Swagger UI set inline styles.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'self'",
-  "form-action 'self'",
-].join('; ');
+/** The policy the server sends with the console (console-csp.ts, shared with the desktop shell). */
+export const CONSOLE_CSP = consoleCsp();
 
 export function mountConsole(app: express.Express, dist: string | undefined): void {
   if (!dist) {

@@ -34,6 +34,9 @@ export function isReservedRecordId(id: string): boolean {
   return RESERVED_RECORD_IDS.has(id.toLowerCase());
 }
 
+/** Why a reserved record id is refused (a create, an import). */
+export const reservedRecordIdMessage = (id: string): string => `'${id}' is reserved (fields, views and indexes, in any case)`;
+
 /** Ids used as file or folder names (collection ids, workspace ids) are compared by this key for
  *  uniqueness: on a case-insensitive file system (macOS, Windows) `People` and `people` would be
  *  the same file. */

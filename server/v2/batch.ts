@@ -14,6 +14,7 @@ import { parseBody } from '../core/validate.js';
 import { inWriteGroup } from '../storage/write-group.js';
 import { inject, type Handler, type Injected } from './inject.js';
 import { errorWithMeta } from './envelope.js';
+import { isReservedRecordId } from '../core/ids.js';
 
 export const MAX_OPERATIONS = 100;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -28,7 +29,6 @@ const BatchBody = z.object({
   atomic: z.boolean().optional(),
 }).strict();
 
-const SCHEMA_PARTS = new Set(['fields', 'views', 'indexes']);
 
 /** Record writes, the only ones an atomic batch may hold: their stores take part in write
  *  groups on both engines (collections, users and the other groups keep state elsewhere too). */
@@ -36,7 +36,7 @@ function isRecordWrite(method: string, rest: string): boolean {
   const parts = rest.split('?')[0].split('/').filter(Boolean);
   if (parts[0]?.toLowerCase() !== 'database') return false;
   if (method === 'POST') return parts.length === 2;
-  return parts.length === 3 && !SCHEMA_PARTS.has(parts[2].toLowerCase());
+  return parts.length === 3 && !isReservedRecordId(parts[2]);
 }
 
 interface Result { status: number; body: unknown }

@@ -6,16 +6,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AppContext } from '../modules/context.js';
-import { ID_SOURCE } from '../core/ids.js';
+import { ID_SOURCE, isReservedRecordId } from '../core/ids.js';
 import { adoptAsExpress } from '../core/request-shape.js';
-import { accessLabel, getCollection, getRecord, getRecordNow } from '../modules/database/index.js';
+import { accessLabel, getCollection, readRecord } from '../modules/database/index.js';
 import type { Doc } from '../storage/query.js';
 import { sendOne, workspaceUrl } from './envelope.js';
 import { answerInV2Shape } from './face.js';
 
 const ID = `(${ID_SOURCE})`;
 const RECORD_GET = new RegExp(`^/api/v2/app/${ID}/database/${ID}/${ID}/?(?:\\?|$)`);
-const SCHEMA_PARTS = /^(?:fields|views|indexes)$/i;
 const COMPRESSIBLE = /\b(?:br|gzip)\b/i;
 
 type Handle = (req: IncomingMessage, res: ServerResponse, callback?: (err?: unknown) => void) => void;
@@ -34,7 +33,7 @@ export function installV2RecordGetFastPath(app: Express, ctx: AppContext, parts:
   target.handle = function handle(this: Express, req, res, callback) {
     const m = req.method === 'GET' && req.url ? RECORD_GET.exec(req.url) : null;
     const encoding = req.headers['accept-encoding'];
-    if (!m || SCHEMA_PARTS.test(m[3]) || (encoding !== undefined && COMPRESSIBLE.test(encoding))) return routed.call(this, req, res, callback);
+    if (!m || isReservedRecordId(m[3]) || (encoding !== undefined && COMPRESSIBLE.test(encoding))) return routed.call(this, req, res, callback);
     const { request, response } = adoptAsExpress(app, req, res);
     const [, appId, collection, id] = m;
     const fail = (err: unknown) => { answerInV2Shape(request, response); parts.onError(err, request, response, () => undefined); };
@@ -44,9 +43,9 @@ export function installV2RecordGetFastPath(app: Express, ctx: AppContext, parts:
       // What compression would have said of a JSON answer it left uncompressed.
       response.setHeader('Vary', 'Accept-Encoding');
       const send = (doc: Doc) => sendOne(request, response, 200, doc, { collection: workspaceUrl(request, `/database/${collection}`) });
-      const record = getRecordNow(request.ws, collection, id, { auth: request.auth });
-      if (record) send(record);
-      else getRecord(ctx, request.ws, collection, id, { auth: request.auth }).then(send, fail);
+      const record = readRecord(request.ws, collection, id, { auth: request.auth });
+      if (record instanceof Promise) record.then(send, fail);
+      else send(record);
     };
     const afterPipeline = (failure?: unknown) => {
       if (failure) return fail(failure);

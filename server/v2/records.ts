@@ -6,7 +6,7 @@ import type { Request, Response, Router } from 'express';
 import type { AppContext } from '../modules/context.js';
 import { storedDocJson } from '../core/http.js';
 import {
-  accessLabel, createRecord, deleteRecord, getCollection, getRecord, getRecordNow, listRecords, replaceRecord, updateRecord, type RecordOpts,
+  accessLabel, createRecord, deleteRecord, getCollection, getRecord, listRecords, readRecord, replaceRecord, updateRecord, type RecordOpts,
 } from '../modules/database/index.js';
 import type { RecordOp } from '../modules/database/index.js';
 import type { Doc } from '../storage/query.js';
@@ -14,9 +14,9 @@ import { sendList, sendOne, workspaceUrl } from './envelope.js';
 import { etagOf, ifMatchCheck } from './etag.js';
 import { extendListQuery, paginationOf } from './list-extension.js';
 import { methodNotAllowed } from './methods.js';
+import { isReservedRecordId } from '../core/ids.js';
 
 type P = Record<string, string>;
-const SCHEMA_PARTS = new Set(['fields', 'views', 'indexes']);
 const param = (req: Request, name: string) => (req.params as P)[name];
 
 function noteRule(req: Request, op: RecordOp): void {
@@ -52,16 +52,16 @@ export function recordRoutes(router: Router, ctx: AppContext): void {
   });
 
   const item = '/database/:collection/:id';
-  const isSchemaPart = (req: Request) => SCHEMA_PARTS.has(param(req, 'id').toLowerCase());
+  const isSchemaPart = (req: Request) => isReservedRecordId(param(req, 'id'));
 
   router.get(item, (req, res, next) => {
     if (isSchemaPart(req)) return next('route');
     noteRule(req, 'read');
     const opts = { auth: req.auth };
     const answer = (doc: Doc) => sendOne(req, res, 200, doc, { collection: workspaceUrl(req, listPath(req)) });
-    const now = getRecordNow(req.ws, param(req, 'collection'), param(req, 'id'), opts);
-    if (now) return answer(now);
-    getRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), opts).then(answer, next);
+    const record = readRecord(req.ws, param(req, 'collection'), param(req, 'id'), opts);
+    if (record instanceof Promise) record.then(answer, next);
+    else answer(record);
   });
 
   const change = (op: 'merge' | 'replace') => async (req: Request, res: Response, next: (err?: unknown) => void) => {

@@ -135,13 +135,10 @@ export function verifyAccessTokenNow(ws: Workspace, token: string): VerifiedToke
   const users = ws.openStore('users');
   if (!sessions?.getNow || !users?.getNow) return undefined;
   const claims = verifiedClaims(ws, token);
-  // liveSession's rule, in its order, with reads that answer at once.
-  const session = sessions.getNow(claims.sid) as SessionDoc | undefined;
-  if (!session || session.revoked || session.userId !== claims.sub) throw ApiError.unauthorized(SESSION_ENDED);
-  const user = users.getNow(claims.sub) as UserDoc | undefined;
-  if (!user) throw ApiError.unauthorized(USER_GONE);
-  if (session.impersonatedBy && (users.getNow(session.impersonatedBy) as UserDoc | undefined)?.role !== 'admin') throw ApiError.unauthorized(IMPERSONATION_ENDED);
-  return { claims, user, session };
+  // liveSession's rule, with reads that answer at once.
+  const live = liveRecords(sessions.getNow(claims.sid) as SessionDoc | undefined, users.getNow(claims.sub) as UserDoc | undefined, claims.sub);
+  checkImpersonator(live.session, live.session.impersonatedBy ? users.getNow(live.session.impersonatedBy) as UserDoc | undefined : undefined);
+  return { claims, ...live };
 }
 
 const SESSION_ENDED = 'Session ended; sign in again';
@@ -170,15 +167,30 @@ export async function liveSession(ws: Workspace, sessionId: string, userId: stri
   const [sessions, users] = await Promise.all([sessionsStore(ws), ws.store('users')]);
   // Both in one round trip on PostgreSQL (the user's id is the token's, known before the session).
   const [session, user] = (await getEach([[sessions, sessionId], [users, userId]])) as [SessionDoc | undefined, UserDoc | undefined];
+  const live = liveRecords(session, user, userId);
+  checkImpersonator(live.session, live.session.impersonatedBy ? (await users.get(live.session.impersonatedBy)) as UserDoc | undefined : undefined);
+  return live;
+}
+
+/** The session rule, first half (both session checks call it, whatever reads they made): the
+ *  session is live and the user's, and the user exists. */
+function liveRecords(session: SessionDoc | undefined, user: UserDoc | undefined, userId: string): { user: UserDoc; session: SessionDoc } {
   if (!session || session.revoked || session.userId !== userId) throw ApiError.unauthorized(SESSION_ENDED);
   if (!user) throw ApiError.unauthorized(USER_GONE);
-  if (await impersonationLapsed(users, session)) throw ApiError.unauthorized(IMPERSONATION_ENDED);
   return { user, session };
 }
 
+/** The session rule, second half: an impersonation lasts only while the administrator behind it
+ *  (`impersonator`, read by the caller when the session has one) is still an admin. */
+function checkImpersonator(session: SessionDoc, impersonator: UserDoc | undefined): void {
+  if (lapsed(session, impersonator)) throw ApiError.unauthorized(IMPERSONATION_ENDED);
+}
+
+const lapsed = (session: SessionDoc, impersonator: UserDoc | undefined): boolean => !!session.impersonatedBy && impersonator?.role !== 'admin';
+
 /** Is this an impersonation whose administrator is gone or no longer an admin? */
 async function impersonationLapsed(users: Store, session: SessionDoc): Promise<boolean> {
-  return !!session.impersonatedBy && ((await users.get(session.impersonatedBy)) as UserDoc | undefined)?.role !== 'admin';
+  return lapsed(session, session.impersonatedBy ? (await users.get(session.impersonatedBy)) as UserDoc | undefined : undefined);
 }
 
 /** Exchanges a refresh token for a new login result, rotating it. A token that was already

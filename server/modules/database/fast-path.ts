@@ -9,15 +9,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AppContext } from '../context.js';
-import { ID_SOURCE } from '../../core/ids.js';
+import { ID_SOURCE, isReservedRecordId } from '../../core/ids.js';
 import { adoptAsExpress } from '../../core/request-shape.js';
 import { sendStoredDoc } from '../../core/http.js';
-import { accessLabel, getCollection, getRecord, getRecordNow } from './service.js';
+import { accessLabel, getCollection, readRecord } from './service.js';
 
 const ID = `(${ID_SOURCE})`;
 /** `/api/app/{app_id}/database/{collection}/{id}`. */
 const RECORD_GET = new RegExp(`^/api/app/${ID}/database/${ID}/${ID}/?(?:\\?|$)`);
-const SCHEMA_PARTS = /^(?:fields|views|indexes)$/i;
 
 type Handle = (req: IncomingMessage, res: ServerResponse, callback?: (err?: unknown) => void) => void;
 
@@ -36,16 +35,16 @@ export function installRecordGetFastPath(app: Express, ctx: AppContext, parts: F
   const routed = target.handle;
   target.handle = function handle(this: Express, req, res, callback) {
     const m = req.method === 'GET' && req.url ? RECORD_GET.exec(req.url) : null;
-    if (!m || SCHEMA_PARTS.test(m[3])) return routed.call(this, req, res, callback);
+    if (!m || isReservedRecordId(m[3])) return routed.call(this, req, res, callback);
     const { request, response } = adoptAsExpress(app, req, res);
     const [, appId, collection, id] = m;
     const fail = (err: unknown) => parts.onError(err, request, response, () => undefined);
     const answer = () => {
       request.params = { collection, id };
       request.accessRule = accessLabel(getCollection(request.ws, collection), 'read', request.auth);
-      const record = getRecordNow(request.ws, collection, id, { auth: request.auth });
-      if (record) sendStoredDoc(response, record);
-      else getRecord(ctx, request.ws, collection, id, { auth: request.auth }).then((r) => { sendStoredDoc(response, r); }, fail);
+      const record = readRecord(request.ws, collection, id, { auth: request.auth });
+      if (record instanceof Promise) record.then((r) => { sendStoredDoc(response, r); }, fail);
+      else sendStoredDoc(response, record);
     };
     const run = (err?: unknown) => {
       if (err) return fail(err);

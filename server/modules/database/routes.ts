@@ -3,6 +3,7 @@
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { ApiError } from '../../core/errors.js';
+import { isReservedRecordId } from '../../core/ids.js';
 import { adminOnly } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { assertReadOnlyKept } from '../../core/read-only.js';
@@ -20,7 +21,6 @@ import { accessLabel, createRecord, deleteRecord, getCollection, getRecord, list
 
 type P = Record<string, string>;
 /** Fixed segments after `/database/:collection/` that are schema routes, not record ids. */
-const SCHEMA_PARTS = new Set(['fields', 'views', 'indexes']);
 const param = (req: Request, name: string) => (req.params as P)[name];
 
 /** Records the rule deciding a record request (request log), before the service applies it. */
@@ -50,7 +50,7 @@ export const databaseModule: Module = {
     };
     router.get('/database/:collection', listRecordsRoute);
     router.get('/database/:collection/:id', (req, res, next) => {
-      if (SCHEMA_PARTS.has(param(req, 'id').toLowerCase())) return next('route');
+      if (isReservedRecordId(param(req, 'id'))) return next('route');
       getRecordRoute(req, res).catch(next);
     });
     router.post('/database/:collection', async (req, res) => {

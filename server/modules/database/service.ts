@@ -9,7 +9,7 @@ import { getPath } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { actorOf, type AuthInfo } from '../caller.js';
-import { ID_PATTERN, ID_RULE, isReservedRecordId, newId } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, isReservedRecordId, newId, reservedRecordIdMessage } from '../../core/ids.js';
 import { conditionsFromObject, listMeta, parseListQuery, parseSort, type TypeOf } from '../../core/list-query.js';
 import type { EventType } from '../../shared/events.js';
 import type { FieldError } from '../../shared/error-codes.js';
@@ -44,20 +44,22 @@ export function accessLabel(def: CollectionDef, op: RecordOp, auth: AuthInfo | n
 }
 const LABELS: Partial<Record<RecordOp, Record<string, string>>> = {};
 
-export async function getRecord(_ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<Doc> {
-  const def = getCollection(ws, collectionId);
-  checkAccess(def, 'read', opts.auth);
-  return readableRecord(def, await (await recordsStore(ws, def)).get(id), id, opts);
-}
-
-/** getRecord without waiting, when the collection's store is open, its indexes in line and its
- *  driver holds it in memory (the embedded one: the usual case); undefined otherwise (then call
- *  getRecord). Same checks, same errors, in the same order. */
-export function getRecordNow(ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Doc | undefined {
+/** A record by id, as its caller may see it. Answered at once, without a promise, when the
+ *  collection's store is open, its indexes in line and its driver holds it in memory (the
+ *  embedded one: the usual case), so the hottest request waits for nothing; a promise otherwise.
+ *  The same checks and errors either way: every record read (v1, v2, GraphQL, scenario steps,
+ *  the fast paths) comes here. Throws its refusals (getRecord rejects them). */
+export function readRecord(ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Doc | Promise<Doc> {
   const def = getCollection(ws, collectionId);
   checkAccess(def, 'read', opts.auth);
   const store = recordsStoreNow(ws, def);
-  return store?.getNow && readableRecord(def, store.getNow(id), id, opts);
+  if (store?.getNow) return readableRecord(def, store.getNow(id), id, opts);
+  return recordsStore(ws, def).then((s) => s.get(id)).then((record) => readableRecord(def, record, id, opts));
+}
+
+/** readRecord as a promise, for callers that wait anyway. */
+export async function getRecord(_ctx: AppContext, ws: Workspace, collectionId: string, id: string, opts: RecordOpts): Promise<Doc> {
+  return readRecord(ws, collectionId, id, opts);
 }
 
 function readableRecord(def: CollectionDef, record: Doc | undefined, id: string, opts: RecordOpts): Doc {
@@ -99,7 +101,7 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
     if (typeof _id !== 'string') errors.push({ field: '_id', reason: 'type', message: "'_id' must be a string" });
     else if (!ID_PATTERN.test(_id)) errors.push({ field: '_id', reason: 'format', message: `'_id' ${ID_RULE}` });
     // In any case: Express routes ignore case, so `/database/c/Fields` is the fields route.
-    else if (isReservedRecordId(_id)) errors.push({ field: '_id', reason: 'invalid', message: `'${_id}' is reserved (fields, views and indexes, in any case)` });
+    else if (isReservedRecordId(_id)) errors.push({ field: '_id', reason: 'invalid', message: reservedRecordIdMessage(_id) });
   }
   // The client may name a record's `_id`; an admin may create it on behalf of a user (`_owner`);
   // the rest is the server's (core/read-only.ts).

@@ -5,5 +5,5 @@ export { create, type UsersState } from './memory.js';
 export * as schemas from './schemas.js';
 export { DumpUser, EmailSchema, FirstAdminInput, isEmail, NameSchema, PasswordSchema, SYSTEM_FIELDS, writableBody } from './schemas.js';
 export { findUser, findUserByEmail, hashAhead, hashPassword, normalizeEmail, publicUser, usersStore, verifyPassword, type UserDoc } from './repo.js';
-export { changeUser, createFirstAdmin, createUser, type AccountEnds } from './service.js';
+export { changeUser, createFirstAdmin, createUser, listUsers, type AccountEnds } from './service.js';
 export { usersModule } from './routes.js';

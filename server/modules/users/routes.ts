@@ -5,11 +5,9 @@ import type { AppContext, Module } from '../context.js';
 import { actorOf, adminOnly, requireUser } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import { parseBody } from '../../core/validate.js';
-import { listMeta, parseListQuery } from '../../core/list-query.js';
-import type { StoreQuery } from '../../storage/query.js';
-import { findUser, publicUser, usersStore } from './repo.js';
-import { writableBody, CreateUserBody, HIDDEN_FIELDS, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
-import { changeUser, createUser, removeUser } from './service.js';
+import { findUser, publicUser } from './repo.js';
+import { writableBody, CreateUserBody, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
+import { changeUser, createUser, listUsers, removeUser } from './service.js';
 
 export const usersModule: Module = {
   name: 'users',
@@ -18,10 +16,7 @@ export const usersModule: Module = {
     // Administrators only, the whole group.
     const admin = adminOnly(router);
     admin.get('/users', async (req, res) => {
-      const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => (USER_TYPES[p]) });
-      assertNoHiddenField(q);
-      const { data, total } = await (await usersStore(req.ws)).find(q);
-      res.json({ data: data.map(publicUser), meta: listMeta(total, q) });
+      res.json(await listUsers(req.ws, req.query as Record<string, unknown>));
     });
 
     admin.get('/users/:id', async (req, res) => {
@@ -52,16 +47,3 @@ export const usersModule: Module = {
     });
   },
 };
-
-const USER_TYPES: Record<string, 'string' | 'date'> = {
-  _id: 'string', email: 'string', name: 'string', role: 'string', createdAt: 'date', updatedAt: 'date',
-};
-
-/** Filtering, sorting or selecting the hash would turn the list into an oracle: refused. */
-function assertNoHiddenField(q: StoreQuery): void {
-  const paths = [...q.conditions.map((c) => c.path), ...q.sort.map((s) => s.path), ...(q.fields ?? [])];
-  for (const path of paths) {
-    const root = path.split('.')[0];
-    if (HIDDEN_FIELDS.includes(root)) throw ApiError.badRequest(`'${root}' cannot be filtered, sorted or selected`, { field: root });
-  }
-}

@@ -6,6 +6,10 @@ import type { AppContext } from '../context.js';
 import type { Actor } from '../../core/bus.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
+import type { StoreQuery } from '../../storage/query.js';
+import { listMeta, parseListQuery } from '../../core/list-query.js';
+import type { ListMeta, User } from '../../shared/models.js';
+import { HIDDEN_FIELDS } from './schemas.js';
 import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, usersStore, type NewUser, type UserDoc, type UserPatch } from './repo.js';
 
 /** What ends with an account's password, admin rights or existence: its sessions, the
@@ -20,6 +24,28 @@ export interface AccountEnds {
   removed(ws: Workspace, userId: string): void;
   /** Then his sessions and reset links are deleted. */
   removedForgotten(ws: Workspace, userId: string): Promise<void>;
+}
+
+/** A page of users as clients see them (never the hash), from a raw list query (`filter[...]`,
+ *  `sort`, `fields`, `limit`, `offset`): the REST list and the GraphQL one both ask here. */
+export async function listUsers(ws: Workspace, query: Record<string, unknown>): Promise<{ data: User[]; meta: ListMeta }> {
+  const q = parseListQuery(query, { typeOf: (p) => (USER_TYPES[p]) });
+  assertNoHiddenField(q);
+  const { data, total } = await (await usersStore(ws)).find(q);
+  return { data: data.map(publicUser), meta: listMeta(total, q) };
+}
+
+const USER_TYPES: Record<string, 'string' | 'date'> = {
+  _id: 'string', email: 'string', name: 'string', role: 'string', createdAt: 'date', updatedAt: 'date',
+};
+
+/** Filtering, sorting or selecting the hash would turn the list into an oracle: refused. */
+function assertNoHiddenField(q: StoreQuery): void {
+  const paths = [...q.conditions.map((c) => c.path), ...q.sort.map((s) => s.path), ...(q.fields ?? [])];
+  for (const path of paths) {
+    const root = path.split('.')[0];
+    if (HIDDEN_FIELDS.includes(root)) throw ApiError.badRequest(`'${root}' cannot be filtered, sorted or selected`, { field: root });
+  }
 }
 
 type UserEvent = 'user.created' | 'user.updated' | 'user.deleted';

@@ -5,7 +5,7 @@
 // 422 whose `details.field` is its JSON path (`records.people[3]._id`).
 import type { z } from 'zod';
 import { ApiError } from '../../core/errors.js';
-import { ID_PATTERN, ID_RULE, idFoldKey, isReservedRecordId, nowIso } from '../../core/ids.js';
+import { ID_PATTERN, ID_RULE, idFoldKey, isReservedRecordId, nowIso, reservedRecordIdMessage } from '../../core/ids.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseBody } from '../../core/validate.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
@@ -246,7 +246,7 @@ export function validateDump(raw: unknown): Dump {
     const path = key('records', cid);
     const def = byId.get(cid);
     if (!def) fail(path, 'invalid', `collection '${cid}' is not in schema.collections`);
-    const given = docs(list, path, ID_PATTERN, (d, p) => { if (isReservedRecordId(d._id as string)) fail(`${p}._id`, 'invalid', `'${d._id}' is reserved (fields, views and indexes, in any case)`); });
+    const given = docs(list, path, ID_PATTERN, (d, p) => { if (isReservedRecordId(d._id as string)) fail(`${p}._id`, 'invalid', reservedRecordIdMessage(d._id as string)); });
     const checked = given.map((d, i) => validateRecord(d, `${path}[${i}]`, def!));
     for (const fields of uniqueKeys(def!)) {
       const seen = new Set<string>();

@@ -17,7 +17,7 @@ import { ownApiBase } from '../../core/public-url.js';
 import type { CollectionDef, FieldDef, FieldType } from '../../shared/models.js';
 import type { SortKey, StoreQuery } from '../../shared/query.js';
 import { createRecord, deleteRecord, getRecord, listRecords, replaceRecord, updateRecord } from '../../modules/database/index.js';
-import { findUser, publicUser, usersStore } from '../../modules/users/index.js';
+import { findUser, listUsers, publicUser } from '../../modules/users/index.js';
 import { fileObject, storageOf } from '../../modules/storage/index.js';
 import * as chats from '../../modules/chats/index.js';
 import { enumValueName, graphqlName, NameScope, pascal } from './names.js';
@@ -129,13 +129,7 @@ const FilePage = pageType(File, 'FilePage');
 const FIXED_TYPES = ['Query', 'Mutation', 'JSON', 'Pagination', 'User', 'UserPage', 'File', 'FilePage', 'Channel', 'ChannelPage',
   'Message', 'MessagePage', 'MessageAuthor', 'String', 'Int', 'Float', 'Boolean', 'ID'];
 
-const USER_TYPES: Record<string, FieldType> = { _id: 'string', email: 'string', name: 'string', role: 'string', createdAt: 'date', updatedAt: 'date' };
 const FILE_TYPES: Record<string, FieldType> = { _id: 'string', name: 'string', type: 'string', size: 'integer', _owner: 'string', createdAt: 'date', updatedAt: 'date' };
-
-function refuseHidden(q: StoreQuery): void {
-  const paths = [...q.conditions.map((c) => c.path), ...q.sort.map((s) => s.path)];
-  for (const path of paths) if (path.split('.')[0] === 'passwordHash') throw ApiError.badRequest("'passwordHash' cannot be filtered, sorted or selected", { field: 'passwordHash' });
-}
 
 function fixedQueries(scope: NameScope): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const claim = (n: string) => scope.claim(n);
@@ -147,10 +141,7 @@ function fixedQueries(scope: NameScope): GraphQLFieldConfigMap<unknown, GraphqlC
       type: nonNull(UserPage), args: LIST_ARGS, extensions: { complexity: listCost },
       description: 'Users of the workspace (administrators only, as in REST).',
       resolve: (_s, args: ListArgs, c) => { needAdmin(c); return readPage(list(c, '/users'), args, async (raw) => {
-        const q = parseListQuery(raw, { typeOf: (p) => USER_TYPES[p] });
-        refuseHidden(q);
-        const { data, total } = await (await usersStore(c.ws)).find(q);
-        return { data: data.map(publicUser), meta: listMeta(total, q) };
+        return listUsers(c.ws, raw);
       }); },
     },
     [claim('user')]: {
