@@ -157,7 +157,14 @@ export class Registry {
         ws = await Workspace.openPg(id, this.pg, join(this.pg.filesDir, id), keys, { name, createdAt: row.createdAt });
         await ws.settings.reload();
       } else {
-        ws = await Workspace.open(id, this.dirOf(id), { name, keys }, this.compactEvery);
+        // The id is free, so a folder of that name is what a fork or create cut short by a crash
+        // left (never registered, never acknowledged): it goes, or its stale stores and keys
+        // would become the fork's. The folder is then filled (keys, store files) and its
+        // settings written once, last, before the fork is registered (homebase.json): one
+        // flushed write fewer than writing default settings first.
+        const dir = this.dirOf(id);
+        if (dir) await rm(dir, { recursive: true, force: true });
+        ws = await Workspace.open(id, dir, { name, keys, settingsLater: true }, this.compactEvery);
         const createdAt = ws.settings.data.createdAt;
         let settings: WorkspaceSettings;
         if (options.snapshot && typeof options.snapshot !== 'string') {

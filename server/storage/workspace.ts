@@ -114,7 +114,10 @@ export class Workspace {
     return new Workspace(id, dir, settings, keys, 0, pg);
   }
 
-  static async open(id: string, dir: string | undefined, init: { name: string; keys?: WorkspaceKeys }, compactEvery: number): Promise<Workspace> {
+  /** Opens (or, when its folder is new, creates) a workspace. `settingsLater`: the caller writes
+   *  the settings itself right after (a fork: its settings are the source's, known only once its
+   *  stores are copied), so a new folder's default settings are not written first. */
+  static async open(id: string, dir: string | undefined, init: { name: string; keys?: WorkspaceKeys; settingsLater?: boolean }, compactEvery: number): Promise<Workspace> {
     if (dir) {
       // An import, restore or reset cut short by a crash: finished if it had committed, else
       // undone, before anything is read (storage/embedded/swap.ts).
@@ -127,7 +130,7 @@ export class Workspace {
     const settings = await SettingsStore.open<WorkspaceSettings>(dir && join(dir, 'settings.json'),
       { name: init.name, createdAt: new Date().toISOString(), collections: [] });
     const keys = await loadKeys(dir, init.keys);
-    if (dir && !existsSync(join(dir, 'settings.json'))) await settings.update(() => undefined);
+    if (dir && !init.settingsLater && !existsSync(join(dir, 'settings.json'))) await settings.update(() => undefined);
     return new Workspace(id, dir, settings, keys, compactEvery);
   }
 
