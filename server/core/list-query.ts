@@ -6,13 +6,11 @@ import { isReservedKey } from './keys.js';
 import { checkListLimit } from './list-limits.js';
 import { FILTER_OPERATORS, numericString, parseIsoDate, type Condition, type FilterOp, type SortKey, type StoreQuery } from '../shared/query.js';
 import type { FieldType, ListMeta } from '../shared/models.js';
+import { FIELD_PATH as PATH, FILTER_KEY } from '../shared/filter-syntax.js';
 import { assertStorableQuery } from './unstorable-text.js';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;
-
-const PATH = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
-const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
 
 /** Tells the schema type of a field path, when the collection has one. */
 export type TypeOf = (path: string) => FieldType | undefined;

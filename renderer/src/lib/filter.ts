@@ -1,10 +1,13 @@
 // The records filter, three ways: typed text (`age >= 30 and role = admin`), the API's query
 // string (`filter[age][$gte]=30&filter[role]=admin`) and a view's object filter
 // (`{ age: { $gte: "30" }, role: "admin" }`). All become one list of conditions; values stay
-// text, as in a URL, and the server coerces them by the field's type.
+// text, as in a URL, and the server coerces them by the field's type. The operators, the field
+// path and the parameter keys are the server's own (server/shared): only the typed-text form is
+// the console's.
+import { FILTER_OPERATORS as FILTER_OPS, type FilterOp } from '../../../server/shared/query';
+import { FIELD_PATH as PATH, FILTER_KEY, filterParamKey } from '../../../server/shared/filter-syntax';
 
-export const FILTER_OPS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$contains', '$startsWith'] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
+export { FILTER_OPS, type FilterOp };
 
 export interface Condition { field: string; op: FilterOp; value: string }
 
@@ -24,8 +27,6 @@ export const OP_LABELS: Record<FilterOp, { symbol: string; label: string }> = {
 
 export class FilterSyntaxError extends Error {}
 
-const PATH = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
-const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
 
 /** Words and symbols accepted in typed text, longest first. */
 const TEXT_OPS: Array<[RegExp, FilterOp | 'not exists']> = [
@@ -181,7 +182,7 @@ export function conditionsToText(conditions: Condition[]): string {
 export function conditionsToParams(conditions: Condition[]): Array<[string, string]> {
   const seen = new Set<string>();
   return conditions.map(({ field, op, value }) => {
-    const key = op === '$eq' ? `filter[${field}]` : `filter[${field}][${op}]`;
+    const key = filterParamKey(field, op);
     const id = `${field} ${op}`;
     if (seen.has(id)) throw new FilterSyntaxError(`'${field}' has two conditions with ${OP_LABELS[op].symbol}; keep one`);
     seen.add(id);
