@@ -3,17 +3,18 @@
 // state until the dialog closes, never cached, stored or shown again. Revoking asks first.
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc } from '../../api/client';
-import { keys } from '../../api/keys';
-import { workspaceApiV2 } from '../../api/v2';
-import { CopyButton } from '../../components/copy-button';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
+import { ScopeCheckboxes, errorUnder } from '../../components/scope-checkboxes';
+import { SecretOnceDialog } from '../../components/secret-once-dialog';
 import { TextField } from '../../components/text-field';
-import { API_KEY_SCOPES } from './scopes';
-
-interface ApiKey { _id: string; name: string; scopes: string[]; expiresAt: string | null; prefix: string; principalId: string; createdAt: string; lastUsedAt?: string | null }
+import { useApiKeysQuery } from '../../data/api-keys/api-keys-query';
+import { createApiKey, invalidateApiKeys } from '../../data/api-keys/api-key-create';
+import { useApiKeyRevokeMutation } from '../../data/api-keys/api-key-revoke-mutation';
+import type { ApiKey } from '../../data/types';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -23,12 +24,9 @@ export function ApiKeysPage() {
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const list = useQuery({
-    queryKey: keys.list(appId, 'api-keys'),
-    queryFn: async () => (await workspaceApiV2<ApiKey[]>(appId, '/api-keys')).data,
-  });
-  const invalidate = () => qc.invalidateQueries({ queryKey: keys.list(appId, 'api-keys') });
+  const list = useApiKeysQuery(appId);
+  const revoke = useApiKeyRevokeMutation(appId);
+  const invalidate = () => invalidateApiKeys(qc, appId);
   const hasLastUsed = list.data?.some((k) => k.lastUsedAt !== undefined) ?? false;
   return (
     <div className="stack">
@@ -39,7 +37,7 @@ export function ApiKeysPage() {
         </div>
         <button type="button" className="primary" onClick={() => setCreating(true)}>New API key</button>
       </div>
-      <ErrorBox error={list.error ?? error} />
+      <ErrorBox error={list.error ?? revoke.error} />
       <div className="table-wrap">
         <table className="list">
           <thead><tr>
@@ -65,32 +63,15 @@ export function ApiKeysPage() {
       <Dialog open={creating} title="New API key" onClose={() => setCreating(false)}>
         {creating ? <ApiKeyForm appId={appId} onDone={(made) => { setCreating(false); setShown(made); void invalidate(); }} /> : null}
       </Dialog>
-      <Dialog open={!!shown} title="Your new API key" onClose={() => setShown(null)}>
-        {shown ? (
-          <div className="stack">
-            <p className="notice" role="status"><strong>Copy it now: you will not see it again.</strong> Homebase keeps only a hash of it; if it is lost, revoke it and make another.</p>
-            <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
-              <code aria-label={`Value of ${shown.name}`} style={{ wordBreak: 'break-all' }}>{shown.key}</code>
-              <CopyButton text={shown.key} what="the API key" />
-            </div>
-            <p className="muted small">Send it as <code>X-API-Key: {'<key>'}</code> (never together with an <code>Authorization</code> header).</p>
-            <div className="form-actions"><button type="button" className="primary" onClick={() => setShown(null)}>I have copied it</button></div>
-          </div>
-        ) : null}
-      </Dialog>
-      <Dialog open={!!revoking} title={`Revoke ${revoking?.name ?? ''}`} onClose={() => setRevoking(null)}>
-        <div className="stack">
-          <p>Requests made with <code>{revoking?.prefix}_…</code> will be refused (401) at once. This cannot be undone.</p>
-          <div className="form-actions">
-            <button type="button" onClick={() => setRevoking(null)}>Cancel</button>
-            <button type="button" className="danger" onClick={async () => {
-              try { setError(null); await workspaceApiV2(appId, `/api-keys/${enc(revoking!._id)}`, { method: 'DELETE' }); } catch (e) { setError(e); }
-              setRevoking(null);
-              void invalidate();
-            }}>Revoke key</button>
-          </div>
-        </div>
-      </Dialog>
+      <SecretOnceDialog onClose={() => setShown(null)} secret={shown && {
+        title: 'Your new API key', value: shown.key, label: `Value of ${shown.name}`, what: 'the API key',
+        ifLost: 'Homebase keeps only a hash of it; if it is lost, revoke it and make another.',
+        usage: <>Send it as <code>X-API-Key: {'<key>'}</code> (never together with an <code>Authorization</code> header).</>,
+      }} />
+      <ConfirmDialog open={!!revoking} title={`Revoke ${revoking?.name ?? ''}`} confirm="Revoke key" onClose={() => setRevoking(null)}
+        onConfirm={() => { revoke.reset(); revoke.mutate(revoking!._id); setRevoking(null); }}>
+        <p>Requests made with <code>{revoking?.prefix}_…</code> will be refused (401) at once. This cannot be undone.</p>
+      </ConfirmDialog>
     </div>
   );
 }
@@ -107,8 +88,8 @@ function ApiKeyForm({ appId, onDone }: { appId: string; onDone: (made: { name: s
     try {
       // A datetime-local value is the browser's local time; the server wants an ISO instant.
       const expiresAt = expires ? new Date(expires).toISOString() : null;
-      const made = await workspaceApiV2<ApiKey & { key: string }>(appId, '/api-keys', { method: 'POST', body: { name, scopes, expiresAt } });
-      onDone({ name: made.data.name, key: made.data.key });
+      const made = await createApiKey(appId, { name, scopes, expiresAt });
+      onDone({ name: made.name, key: made.key });
     } catch (e) {
       setError(e);
     } finally {
@@ -116,22 +97,11 @@ function ApiKeyForm({ appId, onDone }: { appId: string; onDone: (made: { name: s
     }
   };
   const errs = error instanceof ApiError ? error.fieldErrors() : {};
-  const scopeError = errs.scopes ?? Object.entries(errs).find(([f]) => f.startsWith('scopes.'))?.[1];
+  const scopeError = errorUnder(errs, 'scopes');
   return (
     <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} autoComplete="off">
       <TextField label="Name" value={name} onChange={setName} error={errs.name} required hint="What uses it, e.g. nightly-export." />
-      <fieldset aria-describedby={scopeError ? 'api-key-scope-error' : undefined}>
-        <legend>Scopes *</legend>
-        <div className="stack" style={{ gap: 4 }}>
-          {API_KEY_SCOPES.map(({ scope, opens }) => (
-            <label key={scope} className="check">
-              <input type="checkbox" style={{ flexShrink: 0 }} checked={scopes.includes(scope)} onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))} />
-              <code>{scope}</code> <span className="muted small">{opens}</span>
-            </label>
-          ))}
-        </div>
-        {scopeError ? <span className="field-error" id="api-key-scope-error">{scopeError}</span> : null}
-      </fieldset>
+      <ScopeCheckboxes value={scopes} onChange={setScopes} error={scopeError} />
       <TextField label="Expires" type="datetime-local" value={expires} onChange={setExpires} error={errs.expiresAt}
         hint="Optional; your local time. Empty: the key does not expire. It must be after the workspace's clock." />
       <ErrorBox error={error} />

@@ -3,16 +3,17 @@
 // never shows, stores or logs it (no query cache, no mutation cache: a plain request).
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
-import type { ListResponse } from '../../../../server/shared/models';
-
-interface Secret { _id: string; name: string; type: string; description?: string; createdAt: string; updatedAt: string }
+import { useCredentialsQuery } from '../../data/credentials/credentials-query';
+import { invalidateCredentials, saveCredential } from '../../data/credentials/credential-save';
+import { useCredentialDeleteMutation } from '../../data/credentials/credential-delete-mutation';
+import type { Secret } from '../../data/types';
 
 export function CredentialsPage() {
   const { appId = '' } = useParams();
@@ -20,14 +21,10 @@ export function CredentialsPage() {
   const [offset, setOffset] = useState(0);
   const [editing, setEditing] = useState<Secret | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Secret | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const limit = 50;
-  const list = useQuery({
-    queryKey: keys.list(appId, 'credentials', offset),
-    queryFn: () => workspaceApi<ListResponse<Secret>>(appId, '/credentials', { query: { limit, offset } }),
-    placeholderData: keepPreviousData,
-  });
-  const invalidate = () => qc.invalidateQueries({ queryKey: keys.list(appId, 'credentials') });
+  const list = useCredentialsQuery(appId, { limit, offset });
+  const del = useCredentialDeleteMutation(appId, { onSettled: () => setDeleting(null) });
+  const invalidate = () => invalidateCredentials(qc, appId);
   return (
     <div className="stack">
       <div className="page-head" style={{ marginBottom: 0 }}>
@@ -37,7 +34,7 @@ export function CredentialsPage() {
         </div>
         <button type="button" className="primary" onClick={() => setEditing('new')}>New secret</button>
       </div>
-      <ErrorBox error={list.error ?? error} />
+      <ErrorBox error={list.error ?? del.error} />
       <table className="list">
         <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">Value</th><th scope="col">Changed</th><th scope="col">Actions</th></tr></thead>
         <tbody>
@@ -61,14 +58,10 @@ export function CredentialsPage() {
       <Dialog open={!!editing} title={editing === 'new' ? 'New secret' : `Replace ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
         {editing ? <SecretForm appId={appId} secret={editing === 'new' ? undefined : editing} onDone={() => { setEditing(null); void invalidate(); }} /> : null}
       </Dialog>
-      <Dialog open={!!deleting} title={`Delete ${deleting?.name ?? ''}`} onClose={() => setDeleting(null)}>
-        <div className="stack">
-          <p>Scenarios that use <code>{`{{secrets.${deleting?.name}}}`}</code> will fail until a secret of that name exists again.</p>
-          <div className="form-actions"><button type="button" className="danger" onClick={async () => {
-            try { await workspaceApi(appId, `/credentials/${enc(deleting!._id)}`, { method: 'DELETE' }); setDeleting(null); void invalidate(); } catch (e) { setError(e); setDeleting(null); }
-          }}>Delete secret</button></div>
-        </div>
-      </Dialog>
+      <ConfirmDialog open={!!deleting} title={`Delete ${deleting?.name ?? ''}`} confirm="Delete secret" cancel={false} onClose={() => setDeleting(null)}
+        onConfirm={() => { del.reset(); del.mutate(deleting!._id); }}>
+        <p>Scenarios that use <code>{`{{secrets.${deleting?.name}}}`}</code> will fail until a secret of that name exists again.</p>
+      </ConfirmDialog>
     </div>
   );
 }
@@ -86,9 +79,7 @@ function SecretForm({ appId, secret, onDone }: { appId: string; secret?: Secret;
     const body: Record<string, string> = { name, ...(type ? { type } : {}), description };
     if (value || !secret) body.value = value;
     try {
-      await (secret
-        ? workspaceApi(appId, `/credentials/${enc(secret._id)}`, { method: 'PATCH', body })
-        : workspaceApi(appId, '/credentials', { method: 'POST', body }));
+      await saveCredential(appId, secret?._id, body);
       setValue('');
       onDone();
     } catch (e) {

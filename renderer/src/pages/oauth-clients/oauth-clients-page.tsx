@@ -4,17 +4,19 @@
 // dialog closes, never cached, stored or shown again. Deleting asks first: it ends the client's grants.
 import { useId, useState } from 'react';
 import { useParams } from 'react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiBase, enc } from '../../api/client';
-import { keys } from '../../api/keys';
-import { workspaceApiV2 } from '../../api/v2';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError, apiBase } from '../../api/client';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
+import { ScopeCheckboxes, errorUnder } from '../../components/scope-checkboxes';
+import { SecretOnceDialog } from '../../components/secret-once-dialog';
 import { TextField } from '../../components/text-field';
-import { API_KEY_SCOPES } from '../api-keys/scopes';
-
-interface OAuthClient { _id: string; name: string; redirectUris: string[]; scopes: string[]; confidential: boolean; principalId: string; createdAt: string }
+import { useOAuthClientsQuery } from '../../data/oauth-clients/oauth-clients-query';
+import { createOAuthClient, invalidateOAuthClients } from '../../data/oauth-clients/oauth-client-create';
+import { useOAuthClientDeleteMutation } from '../../data/oauth-clients/oauth-client-delete-mutation';
+import type { CreatedOAuthClient, OAuthClient } from '../../data/types';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -24,12 +26,9 @@ export function OAuthClientsPage() {
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<{ name: string; id: string; secret: string } | null>(null);
   const [deleting, setDeleting] = useState<OAuthClient | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const list = useQuery({
-    queryKey: keys.list(appId, 'oauth-clients'),
-    queryFn: async () => (await workspaceApiV2<OAuthClient[]>(appId, '/oauth/clients')).data,
-  });
-  const invalidate = () => qc.invalidateQueries({ queryKey: keys.list(appId, 'oauth-clients') });
+  const list = useOAuthClientsQuery(appId);
+  const del = useOAuthClientDeleteMutation(appId);
+  const invalidate = () => invalidateOAuthClients(qc, appId);
   const issuer = `${apiBase()}/v2/app/${encodeURIComponent(appId)}/oauth`;
   const metadataUrl = `${issuer}/.well-known/oauth-authorization-server`;
   return (
@@ -49,7 +48,7 @@ export function OAuthClientsPage() {
         </div>
         <p className="muted small">RFC 8414: the endpoints (<code style={{ wordBreak: 'break-all' }}>{issuer}/authorize</code>, <code>/token</code>, <code>/revoke</code>), grants and scopes a client library needs.</p>
       </section>
-      <ErrorBox error={list.error ?? error} />
+      <ErrorBox error={list.error ?? del.error} />
       <div className="table-wrap">
         <table className="list">
           <thead><tr>
@@ -75,38 +74,21 @@ export function OAuthClientsPage() {
       <Dialog open={creating} title="New OAuth client" onClose={() => setCreating(false)}>
         {creating ? <OAuthClientForm appId={appId} onDone={(made) => { setCreating(false); if (made.clientSecret) setShown({ name: made.name, id: made._id, secret: made.clientSecret }); void invalidate(); }} /> : null}
       </Dialog>
-      <Dialog open={!!shown} title="Your new client secret" onClose={() => setShown(null)}>
-        {shown ? (
-          <div className="stack">
-            <p className="notice" role="status"><strong>Copy it now: you will not see it again.</strong> Homebase keeps only a hash of it; if it is lost, delete the client and make another.</p>
-            <p className="small">Client ID <code>{shown.id}</code></p>
-            <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
-              <code aria-label={`Secret of ${shown.name}`} style={{ wordBreak: 'break-all' }}>{shown.secret}</code>
-              <CopyButton text={shown.secret} what="the client secret" />
-            </div>
-            <p className="muted small">The client authenticates at <code>/token</code> with HTTP Basic (<code>client_id:client_secret</code>) or <code>client_secret_post</code>.</p>
-            <div className="form-actions"><button type="button" className="primary" onClick={() => setShown(null)}>I have copied it</button></div>
-          </div>
-        ) : null}
-      </Dialog>
-      <Dialog open={!!deleting} title={`Delete ${deleting?.name ?? ''}`} onClose={() => setDeleting(null)}>
-        <div className="stack">
-          <p>Deleting the client ends all its grants at once: every access and refresh token it holds, users&apos; included, is refused from now on, and its secret no longer works. This cannot be undone.</p>
-          <div className="form-actions">
-            <button type="button" onClick={() => setDeleting(null)}>Cancel</button>
-            <button type="button" className="danger" onClick={async () => {
-              try { setError(null); await workspaceApiV2(appId, `/oauth/clients/${enc(deleting!._id)}`, { method: 'DELETE' }); } catch (e) { setError(e); }
-              setDeleting(null);
-              void invalidate();
-            }}>Delete client</button>
-          </div>
-        </div>
-      </Dialog>
+      <SecretOnceDialog onClose={() => setShown(null)} secret={shown && {
+        title: 'Your new client secret', value: shown.secret, label: `Secret of ${shown.name}`, what: 'the client secret',
+        ifLost: 'Homebase keeps only a hash of it; if it is lost, delete the client and make another.',
+        before: <p className="small">Client ID <code>{shown.id}</code></p>,
+        usage: <>The client authenticates at <code>/token</code> with HTTP Basic (<code>client_id:client_secret</code>) or <code>client_secret_post</code>.</>,
+      }} />
+      <ConfirmDialog open={!!deleting} title={`Delete ${deleting?.name ?? ''}`} confirm="Delete client" onClose={() => setDeleting(null)}
+        onConfirm={() => { del.reset(); del.mutate(deleting!._id); setDeleting(null); }}>
+        <p>Deleting the client ends all its grants at once: every access and refresh token it holds, users&apos; included, is refused from now on, and its secret no longer works. This cannot be undone.</p>
+      </ConfirmDialog>
     </div>
   );
 }
 
-function OAuthClientForm({ appId, onDone }: { appId: string; onDone: (made: OAuthClient & { clientSecret?: string }) => void }) {
+function OAuthClientForm({ appId, onDone }: { appId: string; onDone: (made: CreatedOAuthClient) => void }) {
   const id = useId();
   const [name, setName] = useState('');
   const [uris, setUris] = useState('');
@@ -119,8 +101,7 @@ function OAuthClientForm({ appId, onDone }: { appId: string; onDone: (made: OAut
     setError(null);
     try {
       const redirectUris = uris.split('\n').map((u) => u.trim()).filter(Boolean);
-      const made = await workspaceApiV2<OAuthClient & { clientSecret?: string }>(appId, '/oauth/clients', { method: 'POST', body: { name, redirectUris, scopes, confidential } });
-      onDone(made.data);
+      onDone(await createOAuthClient(appId, { name, redirectUris, scopes, confidential }));
     } catch (e) {
       setError(e);
     } finally {
@@ -128,9 +109,8 @@ function OAuthClientForm({ appId, onDone }: { appId: string; onDone: (made: OAut
     }
   };
   const errs = error instanceof ApiError ? error.fieldErrors() : {};
-  const under = (field: string) => errs[field] ?? Object.entries(errs).find(([f]) => f.startsWith(`${field}.`))?.[1];
-  const uriError = under('redirectUris');
-  const scopeError = under('scopes');
+  const uriError = errorUnder(errs, 'redirectUris');
+  const scopeError = errorUnder(errs, 'scopes');
   return (
     <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} autoComplete="off">
       <TextField label="Name" value={name} onChange={setName} error={errs.name} required hint="What it is, e.g. the mobile app." />
@@ -141,18 +121,7 @@ function OAuthClientForm({ appId, onDone }: { appId: string; onDone: (made: OAut
         <span className="hint" id={`${id}-uri-hint`}>One per line, absolute, no fragment; http only for localhost. A public client needs at least one.</span>
         {uriError ? <span className="field-error" id={`${id}-uri-err`}>{uriError}</span> : null}
       </label>
-      <fieldset aria-describedby={scopeError ? `${id}-scope-err` : undefined}>
-        <legend>Scopes *</legend>
-        <div className="stack" style={{ gap: 4 }}>
-          {API_KEY_SCOPES.map(({ scope, opens }) => (
-            <label key={scope} className="check">
-              <input type="checkbox" style={{ flexShrink: 0 }} checked={scopes.includes(scope)} onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))} />
-              <code>{scope}</code> <span className="muted small">{opens}</span>
-            </label>
-          ))}
-        </div>
-        {scopeError ? <span className="field-error" id={`${id}-scope-err`}>{scopeError}</span> : null}
-      </fieldset>
+      <ScopeCheckboxes value={scopes} onChange={setScopes} error={scopeError} />
       <label className="check">
         <input type="checkbox" style={{ flexShrink: 0 }} checked={confidential} onChange={(e) => setConfidential(e.target.checked)} aria-describedby={`${id}-conf-hint`} />
         Confidential (gets a secret)
