@@ -1,12 +1,10 @@
 // The frame around every page: server address and health, workspace switcher, theme, sign-out,
 // and the workspace's navigation (every page of the workspace).
-import { useQuery } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { useState } from 'react';
-import { consoleApi } from '../api/client';
-import { keys } from '../api/keys';
 import { applyTheme, storedTheme, type ThemeChoice } from '../api/theme';
-import type { ListResponse, WorkspaceInfo } from '../../../server/shared/models';
+import { useHealthQuery } from '../data/health/health-query';
+import { useWorkspaceSwitcherQuery } from '../data/workspaces/workspaces-query';
 
 export const NAV: Array<{ path: string; label: string; group: string; later?: boolean }> = [
   { path: '', label: 'Overview', group: 'Workspace' },
@@ -27,12 +25,7 @@ export const NAV: Array<{ path: string; label: string; group: string; later?: bo
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const { appId } = useParams();
-  const health = useQuery({
-    queryKey: keys.health,
-    queryFn: () => consoleApi<{ status: string; version: string }>('/health'),
-    refetchInterval: 10_000,
-    retry: false,
-  });
+  const health = useHealthQuery();
   return (
     <div className={`app${appId ? '' : ' no-sidebar'}`}>
       <a className="skip-link" href="#main">Skip to content</a>
@@ -81,10 +74,7 @@ function Sidebar({ appId }: { appId: string }) {
 function WorkspaceSwitcher({ appId }: { appId: string }) {
   const navigate = useNavigate();
   const location = useLocation();
-  const list = useQuery({
-    queryKey: [...keys.workspaces, 'switcher'],
-    queryFn: () => consoleApi<ListResponse<WorkspaceInfo>>('/workspaces', { query: { limit: 100 } }),
-  });
+  const list = useWorkspaceSwitcherQuery();
   const ids = list.data?.data.map((w) => w._id) ?? [appId];
   if (!ids.includes(appId)) ids.unshift(appId);
   return (

@@ -1,14 +1,15 @@
 // `/app/{app_id}/database`: collections — create, edit name and access, delete, open.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
-import type { CollectionDef, ListResponse } from '../../../../server/shared/models';
+import { useCollectionsQuery } from '../../data/collections/collections-query';
+import { useCollectionSaveMutation } from '../../data/collections/collection-save-mutation';
+import { useCollectionDeleteMutation } from '../../data/collections/collection-delete-mutation';
+import type { CollectionDef } from '../../data/types';
 import { AccessSettings, settingBody, settingDraft, type SettingDraft } from './access-settings';
 
 export function CollectionsPage() {
@@ -17,11 +18,7 @@ export function CollectionsPage() {
   const [editing, setEditing] = useState<CollectionDef | 'new' | null>(null);
   const [deleting, setDeleting] = useState<CollectionDef | null>(null);
   const limit = 50;
-  const list = useQuery({
-    queryKey: [...keys.collections(appId), offset],
-    queryFn: () => workspaceApi<ListResponse<CollectionDef>>(appId, '/database', { query: { limit, offset } }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useCollectionsQuery(appId, { limit, offset });
   return (
     <div>
       <div className="page-head">
@@ -72,25 +69,24 @@ export function CollectionDialog({ appId, collection, onClose }: { appId: string
 }
 
 function CollectionForm({ appId, existing, onDone }: { appId: string; existing?: CollectionDef; onDone: () => void }) {
-  const qc = useQueryClient();
   const navigate = useNavigate();
   const [id, setId] = useState(existing?._id ?? '');
   const [name, setName] = useState(existing?.name ?? '');
   const [setting, setSetting] = useState<SettingDraft>(settingDraft(existing?.setting));
-  const save = useMutation({
-    mutationFn: () => existing
-      ? workspaceApi<CollectionDef>(appId, `/database/${enc(existing._id)}`, { method: 'PATCH', body: { name: name || existing._id, setting: settingBody(setting) } })
-      : workspaceApi<CollectionDef>(appId, '/database', { method: 'POST', body: { _id: id, ...(name ? { name } : {}), setting: settingBody(setting) } }),
+  const save = useCollectionSaveMutation(appId, {
     onSuccess: (c) => {
-      void qc.invalidateQueries({ queryKey: keys.collections(appId) });
-      void qc.invalidateQueries({ queryKey: keys.counts(appId) });
       onDone();
       if (!existing) navigate(`/app/${appId}/database/${c._id}?tab=fields`);
     },
   });
   const errs = save.error instanceof ApiError ? save.error.fieldErrors() : {};
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+    <form className="form" onSubmit={(e) => {
+      e.preventDefault();
+      save.mutate(existing
+        ? { id: existing._id, body: { name: name || existing._id, setting: settingBody(setting) } }
+        : { body: { _id: id, ...(name ? { name } : {}), setting: settingBody(setting) } });
+    }}>
       {existing ? null : <TextField label="Id" required value={id} onChange={setId} error={errs._id} hint="Letters, digits, _ and -, starting with a letter: /database/<id> in the API." />}
       <TextField label="Name" value={name} onChange={setName} error={errs.name} hint="Shown in the console; defaults to the id." />
       <AccessSettings value={setting} onChange={setSetting} errors={errs} />
@@ -101,20 +97,16 @@ function CollectionForm({ appId, existing, onDone }: { appId: string; existing?:
 }
 
 export function DeleteCollectionDialog({ appId, collection, onClose, onDeleted }: { appId: string; collection: CollectionDef | null; onClose: () => void; onDeleted?: () => void }) {
-  const qc = useQueryClient();
   const [typed, setTyped] = useState('');
-  const del = useMutation({
-    mutationFn: () => workspaceApi(appId, `/database/${enc(collection!._id)}`, { method: 'DELETE' }),
+  const del = useCollectionDeleteMutation(appId, {
     onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: keys.collections(appId) });
-      void qc.invalidateQueries({ queryKey: keys.counts(appId) });
       setTyped(''); onClose(); onDeleted?.();
     },
   });
   const close = () => { setTyped(''); del.reset(); onClose(); };
   return (
     <Dialog open={!!collection} title={`Delete ${collection?._id ?? ''}`} onClose={close}>
-      <form className="form" onSubmit={(e) => { e.preventDefault(); del.mutate(); }}>
+      <form className="form" onSubmit={(e) => { e.preventDefault(); del.mutate(collection!._id); }}>
         <p>Deletes the collection with <strong>all its records</strong>, fields, views and indexes.</p>
         <label className="field">Type <code>{collection?._id}</code> to confirm
           <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />

@@ -1,22 +1,19 @@
 // A collection's fields: every type and option (required, unique, default, enum values,
 // reference target, bounds), added, edited and deleted.
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
+import { useCollectionIdsQuery } from '../../data/collections/collection-ids-query';
+import { useSchemaSaveMutation } from '../../data/collections/schema-item-save-mutation';
+import { useSchemaDeleteMutation } from '../../data/collections/schema-item-delete-mutation';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { TextField } from '../../components/text-field';
 import { tryParse } from '../../lib/json';
-import { FIELD_TYPES, type CollectionDef, type FieldDef, type FieldType, type ListResponse } from '../../../../server/shared/models';
+import { FIELD_TYPES, type CollectionDef, type FieldDef, type FieldType } from '../../../../server/shared/models';
 
 export function FieldsTab({ appId, def }: { appId: string; def: CollectionDef }) {
-  const qc = useQueryClient();
   const [editing, setEditing] = useState<FieldDef | 'new' | null>(null);
-  const del = useMutation({
-    mutationFn: (id: string) => workspaceApi(appId, `/database/${enc(def._id)}/fields/${enc(id)}`, { method: 'DELETE' }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: keys.collection(appId, def._id) }),
-  });
+  const del = useSchemaDeleteMutation(appId, def._id, 'fields');
   return (
     <div className="stack">
       <div className="row">
@@ -54,7 +51,6 @@ export function FieldsTab({ appId, def }: { appId: string; def: CollectionDef })
 }
 
 function FieldForm({ appId, def, field, onDone }: { appId: string; def: CollectionDef; field?: FieldDef; onDone: () => void }) {
-  const qc = useQueryClient();
   const [f, setF] = useState({
     _id: field?._id ?? '', name: field?.name ?? '', type: (field?.type ?? 'string') as FieldType,
     required: !!field?.required, unique: !!field?.unique,
@@ -64,17 +60,8 @@ function FieldForm({ appId, def, field, onDone }: { appId: string; def: Collecti
     minLength: field?.options?.minLength?.toString() ?? '', maxLength: field?.options?.maxLength?.toString() ?? '',
   });
   const [localError, setLocalError] = useState<Record<string, string>>({});
-  const collections = useQuery({
-    queryKey: [...keys.collections(appId), 'picker'],
-    queryFn: () => workspaceApi<ListResponse<CollectionDef>>(appId, '/database', { query: { limit: 100, fields: '_id' } }),
-    enabled: f.type === 'reference',
-  });
-  const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) => field
-      ? workspaceApi(appId, `/database/${enc(def._id)}/fields/${enc(field._id)}`, { method: 'PATCH', body })
-      : workspaceApi(appId, `/database/${enc(def._id)}/fields`, { method: 'POST', body }),
-    onSuccess: () => { void qc.invalidateQueries({ queryKey: keys.collection(appId, def._id) }); onDone(); },
-  });
+  const collections = useCollectionIdsQuery(appId, { enabled: f.type === 'reference' });
+  const save = useSchemaSaveMutation(appId, def._id, 'fields', field?._id, { onSuccess: () => onDone() });
   const set = <K extends keyof typeof f>(k: K) => (v: (typeof f)[K]) => setF((x) => ({ ...x, [k]: v }));
   const submit = () => {
     const errors: Record<string, string> = {};
@@ -130,7 +117,7 @@ function FieldForm({ appId, def, field, onDone }: { appId: string; def: Collecti
         <label className="field">Points at collection *
           <select value={f.collection} onChange={(e) => set('collection')(e.target.value)} aria-invalid={err('options.collection') ? true : undefined}>
             <option value="">(choose)</option>
-            {collections.data?.data.map((c) => <option key={c._id} value={c._id}>{c._id}</option>)}
+            {collections.data?.map((c) => <option key={c} value={c}>{c}</option>)}
           </select>
           {err('options.collection') ? <span className="field-error">{err('options.collection')}</span> : null}
         </label>

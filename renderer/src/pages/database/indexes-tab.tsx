@@ -1,30 +1,23 @@
 // A collection's indexes: create (fields, unique) and delete; a unique index that existing
 // records already break is explained.
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
+import { useSchemaSaveMutation } from '../../data/collections/schema-item-save-mutation';
+import { useSchemaDeleteMutation } from '../../data/collections/schema-item-delete-mutation';
 import { ErrorBox } from '../../components/error-box';
 import { TextField } from '../../components/text-field';
 import type { CollectionDef } from '../../../../server/shared/models';
 
 export function IndexesTab({ appId, def }: { appId: string; def: CollectionDef }) {
-  const qc = useQueryClient();
   const [fields, setFields] = useState('');
   const [unique, setUnique] = useState(false);
-  const create = useMutation({
-    mutationFn: () => workspaceApi(appId, `/database/${enc(def._id)}/indexes`, { method: 'POST', body: { fields: fields.split(',').map((s) => s.trim()).filter(Boolean), unique } }),
-    onSuccess: () => { setFields(''); setUnique(false); void qc.invalidateQueries({ queryKey: keys.collection(appId, def._id) }); },
-  });
-  const del = useMutation({
-    mutationFn: (id: string) => workspaceApi(appId, `/database/${enc(def._id)}/indexes/${enc(id)}`, { method: 'DELETE' }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: keys.collection(appId, def._id) }),
-  });
+  const create = useSchemaSaveMutation(appId, def._id, 'indexes', undefined, { onSuccess: () => { setFields(''); setUnique(false); } });
+  const del = useSchemaDeleteMutation(appId, def._id, 'indexes');
   const conflict = create.error instanceof ApiError && create.error.code === 'CONFLICT';
   return (
     <div className="stack">
       <p className="muted">Indexes speed up filters and sorts on their fields; a unique index refuses a second record with the same values (409).</p>
-      <form className="row card" style={{ alignItems: 'flex-end' }} onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
+      <form className="row card" style={{ alignItems: 'flex-end' }} onSubmit={(e) => { e.preventDefault(); create.mutate({ fields: fields.split(',').map((s) => s.trim()).filter(Boolean), unique }); }}>
         <div style={{ flex: 1, minWidth: 220 }}><TextField label="Fields" value={fields} onChange={setFields} hint="One or more field paths, separated by commas." error={create.error instanceof ApiError ? create.error.fieldErrors().fields : undefined} /></div>
         <label className="check"><input type="checkbox" checked={unique} onChange={(e) => setUnique(e.target.checked)} /> Unique</label>
         <button type="submit" className="primary" disabled={!fields.trim() || create.isPending}>Create index</button>

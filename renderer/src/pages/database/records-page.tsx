@@ -2,11 +2,8 @@
 // views, indexes) and settings, as tabs (`?tab=`).
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
-import { ApiError, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
 import { ErrorBox } from '../../components/error-box';
-import type { CollectionDef } from '../../../../server/shared/models';
+import { useCollectionQuery } from '../../data/collections/collection-query';
 import { RecordsTab } from './records-tab';
 import { FieldsTab } from './fields-tab';
 import { ViewsTab } from './views-tab';
@@ -15,23 +12,12 @@ import { CollectionDialog, DeleteCollectionDialog } from './collections-page';
 
 const TABS = [['records', 'Records'], ['fields', 'Fields'], ['views', 'Views'], ['indexes', 'Indexes']] as const;
 
-export function useCollection(appId: string, collection: string) {
-  return useQuery({
-    queryKey: keys.collection(appId, collection),
-    queryFn: async () => {
-      const r = await workspaceApi<{ data: CollectionDef[] }>(appId, '/database', { query: { 'filter[_id]': collection, limit: 1 } });
-      if (!r.data[0]) throw new ApiError(404, 'NOT_FOUND', `No collection '${collection}' in workspace '${appId}'`);
-      return r.data[0];
-    },
-  });
-}
-
 export function RecordsPage() {
   const { appId = '', collection = '' } = useParams();
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const tab = params.get('tab') ?? 'records';
-  const def = useCollection(appId, collection);
+  const def = useCollectionQuery(appId, collection);
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   return (

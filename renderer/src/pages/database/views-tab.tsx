@@ -1,19 +1,14 @@
 // A collection's views (saved filter + sort + columns): open, rename, delete. New views are
 // saved from the records grid ("Save as view").
 import { Link } from 'react-router';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { enc } from '../../api/client';
+import { useSchemaDeleteMutation } from '../../data/collections/schema-item-delete-mutation';
 import { ErrorBox } from '../../components/error-box';
 import { conditionsFromViewFilter, conditionsToText } from '../../lib/filter';
 import type { CollectionDef } from '../../../../server/shared/models';
 
 export function ViewsTab({ appId, def }: { appId: string; def: CollectionDef }) {
-  const qc = useQueryClient();
-  const del = useMutation({
-    mutationFn: (id: string) => workspaceApi(appId, `/database/${enc(def._id)}/views/${enc(id)}`, { method: 'DELETE' }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: keys.collection(appId, def._id) }),
-  });
+  const del = useSchemaDeleteMutation(appId, def._id, 'views');
   return (
     <div className="stack">
       <p className="muted">A view is a saved filter and sort; <code>GET /database/{def._id}?view=&lt;id&gt;</code> applies it. Save one from the Records tab with <em>Save as view</em>.</p>

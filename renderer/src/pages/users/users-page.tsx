@@ -2,19 +2,22 @@
 // impersonate (copy the token) and send a recovery email (it lands in the outbox).
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
-import type { ListResponse, User } from '../../../../server/shared/models';
+import { useUsersQuery } from '../../data/users/users-query';
+import { useUserCreateMutation } from '../../data/users/user-create-mutation';
+import { useUserUpdateMutation } from '../../data/users/user-update-mutation';
+import { useUserDeleteMutation } from '../../data/users/user-delete-mutation';
+import { useUserImpersonateMutation, type Impersonation } from '../../data/users/user-impersonate-mutation';
+import { useUserRecoveryMutation } from '../../data/users/user-recovery-mutation';
+import type { User } from '../../data/types';
 
 export function UsersPage() {
   const { appId = '' } = useParams();
-  const qc = useQueryClient();
   // `?search=` (a user label in the records grid links here) starts the search.
   const [params] = useSearchParams();
   const [search, setSearch] = useState(() => params.get('search') ?? '');
@@ -22,28 +25,13 @@ export function UsersPage() {
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<User | null>(null);
   const [editing, setEditing] = useState<User | null>(null);
-  const [impersonated, setImpersonated] = useState<{ user: User; token: string; refreshToken: string } | null>(null);
+  const [impersonated, setImpersonated] = useState<Impersonation | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const limit = 25;
-  const query = { limit, offset, sort: 'createdAt', ...(search ? { 'filter[email][$contains]': search } : {}) };
-  const list = useQuery({
-    queryKey: [...keys.users(appId), query],
-    queryFn: () => workspaceApi<ListResponse<User>>(appId, '/users', { query }),
-    placeholderData: keepPreviousData,
-  });
-  const invalidate = () => { void qc.invalidateQueries({ queryKey: keys.users(appId) }); void qc.invalidateQueries({ queryKey: keys.counts(appId) }); };
-  const role = useMutation({
-    mutationFn: ({ id, role }: { id: string; role: string }) => workspaceApi(appId, `/users/${enc(id)}`, { method: 'PATCH', body: { role } }),
-    onSuccess: invalidate,
-  });
-  const impersonate = useMutation({
-    mutationFn: (u: User) => workspaceApi<{ token: string; refreshToken: string }>(appId, `/auth/impersonate/${enc(u._id)}`, { method: 'POST' }).then((r) => ({ ...r, user: u })),
-    onSuccess: setImpersonated,
-  });
-  const recover = useMutation({
-    mutationFn: (u: User) => workspaceApi(appId, '/auth/forgot-password', { method: 'POST', body: { email: u.email } }).then(() => u),
-    onSuccess: (u) => setNotice(`A recovery email for ${u.email} is in the outbox.`),
-  });
+  const list = useUsersQuery(appId, { limit, offset, search });
+  const role = useUserUpdateMutation(appId);
+  const impersonate = useUserImpersonateMutation(appId, { onSuccess: setImpersonated });
+  const recover = useUserRecoveryMutation(appId, { onSuccess: (u) => setNotice(`A recovery email for ${u.email} is in the outbox.`) });
   return (
     <div className="stack">
       <div className="page-head" style={{ marginBottom: 0 }}>
@@ -67,7 +55,7 @@ export function UsersPage() {
                 <td>{u.email}<div className="muted small mono">{u._id}</div></td>
                 <td>{u.name}</td>
                 <td>
-                  <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => role.mutate({ id: u._id, role: e.target.value })}>
+                  <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => role.mutate({ id: u._id, body: { role: e.target.value } })}>
                     {[...new Set(['user', 'admin', u.role])].map((r) => <option key={r} value={r}>{r}</option>)}
                   </select>
                 </td>
@@ -87,13 +75,13 @@ export function UsersPage() {
       {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="User pages" /> : null}
 
       <Dialog open={creating} title="New user" onClose={() => setCreating(false)}>
-        {creating ? <CreateUser appId={appId} onDone={() => { setCreating(false); invalidate(); }} /> : null}
+        {creating ? <CreateUser appId={appId} onDone={() => setCreating(false)} /> : null}
       </Dialog>
       <Dialog open={!!editing} title={`Edit ${editing?.email ?? ''}`} onClose={() => setEditing(null)}>
-        {editing ? <EditUser key={editing._id} appId={appId} user={editing} onDone={() => { setEditing(null); invalidate(); }} /> : null}
+        {editing ? <EditUser key={editing._id} appId={appId} user={editing} onDone={() => setEditing(null)} /> : null}
       </Dialog>
       <Dialog open={!!deleting} title={`Delete ${deleting?.email ?? ''}`} onClose={() => setDeleting(null)}>
-        {deleting ? <DeleteUser appId={appId} user={deleting} onDone={() => { setDeleting(null); invalidate(); }} /> : null}
+        {deleting ? <DeleteUser appId={appId} user={deleting} onDone={() => setDeleting(null)} /> : null}
       </Dialog>
       <Dialog open={!!impersonated} title={`Tokens of ${impersonated?.user.email ?? ''}`} onClose={() => setImpersonated(null)}>
         {impersonated ? (
@@ -111,14 +99,11 @@ export function UsersPage() {
 
 function CreateUser({ appId, onDone }: { appId: string; onDone: () => void }) {
   const [u, setU] = useState({ email: '', password: '', name: '', role: 'user' });
-  const create = useMutation({
-    mutationFn: () => workspaceApi(appId, '/users', { method: 'POST', body: { email: u.email, password: u.password, ...(u.name ? { name: u.name } : {}), role: u.role } }),
-    onSuccess: onDone,
-  });
+  const create = useUserCreateMutation(appId, { onSuccess: onDone });
   const errs = create.error instanceof ApiError ? create.error.fieldErrors() : {};
   const set = (k: keyof typeof u) => (v: string) => setU((x) => ({ ...x, [k]: v }));
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }} noValidate>
+    <form className="form" onSubmit={(e) => { e.preventDefault(); create.mutate({ email: u.email, password: u.password, ...(u.name ? { name: u.name } : {}), role: u.role }); }} noValidate>
       <TextField label="Email" type="email" value={u.email} onChange={set('email')} error={errs.email} required />
       <TextField label="Password" type="password" value={u.password} onChange={set('password')} error={errs.password} required hint="At least 8 characters." />
       <TextField label="Name" value={u.name} onChange={set('name')} error={errs.name} />
@@ -141,14 +126,11 @@ function EditUser({ appId, user, onDone }: { appId: string; user: User; onDone: 
     ...(u.role !== user.role ? { role: u.role } : {}),
     ...(u.password ? { password: u.password } : {}),
   });
-  const save = useMutation({
-    mutationFn: () => workspaceApi(appId, `/users/${enc(user._id)}`, { method: 'PATCH', body: body() }),
-    onSuccess: onDone,
-  });
+  const save = useUserUpdateMutation(appId, { onSuccess: onDone });
   const errs = save.error instanceof ApiError ? save.error.fieldErrors() : {};
   const set = (k: keyof typeof u) => (v: string) => setU((x) => ({ ...x, [k]: v }));
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); if (Object.keys(body()).length) save.mutate(); else onDone(); }} noValidate>
+    <form className="form" onSubmit={(e) => { e.preventDefault(); if (Object.keys(body()).length) save.mutate({ id: user._id, body: body() }); else onDone(); }} noValidate>
       <p className="muted small mono">{user._id}</p>
       <TextField label="Email" type="email" value={u.email} onChange={set('email')} error={errs.email} required />
       <TextField label="Name" value={u.name} onChange={set('name')} error={errs.name} />
@@ -163,12 +145,12 @@ function EditUser({ appId, user, onDone }: { appId: string; user: User; onDone: 
 }
 
 function DeleteUser({ appId, user, onDone }: { appId: string; user: User; onDone: () => void }) {
-  const del = useMutation({ mutationFn: () => workspaceApi(appId, `/users/${enc(user._id)}`, { method: 'DELETE' }), onSuccess: onDone });
+  const del = useUserDeleteMutation(appId, { onSuccess: onDone });
   return (
     <div className="stack">
       <p>Delete <code>{user.email}</code>? Their sessions end at once. Records they own stay.</p>
       <ErrorBox error={del.error} />
-      <div className="form-actions"><button type="button" className="danger" disabled={del.isPending} onClick={() => del.mutate()}>Delete user</button></div>
+      <div className="form-actions"><button type="button" className="danger" disabled={del.isPending} onClick={() => del.mutate(user._id)}>Delete user</button></div>
     </div>
   );
 }

@@ -2,14 +2,9 @@
 // collections), `match` (JSON conditions on the event's data, checked by the server: its 422 is
 // shown at the editor) and `batch` (maxEvents / maxWaitMs, both empty for single deliveries).
 import { useId } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import { workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
 import { JsonEditor } from '../../components/json-field';
-import type { ListResponse } from '../../../../server/shared/models';
-
-export interface WebhookFilter { collection?: string; match?: Record<string, unknown> }
-export interface WebhookBatch { maxEvents: number; maxWaitMs: number }
+import { useCollectionIdsQuery } from '../../data/collections/collection-ids-query';
+import type { WebhookBatch, WebhookFilter } from '../../data/types';
 
 /** The form's text state of the filter and batch settings. */
 export interface FilterBatchState { collection: string; match: string; maxEvents: string; maxWaitMs: string }
@@ -50,11 +45,8 @@ export function FilterBatchFields({ appId, value, onChange, errors, matchError }
   appId: string; value: FilterBatchState; onChange: (v: FilterBatchState) => void; errors: Record<string, string>; matchError?: string;
 }) {
   const id = useId();
-  const collections = useQuery({
-    queryKey: [...keys.collections(appId), 'picker'],
-    queryFn: () => workspaceApi<ListResponse<{ _id: string; name?: string }>>(appId, '/database', { query: { limit: 100, fields: '_id' } }),
-  });
-  const ids = (collections.data?.data ?? []).map((c) => c._id);
+  const collections = useCollectionIdsQuery(appId);
+  const ids = [...(collections.data ?? [])];
   if (value.collection && !ids.includes(value.collection)) ids.push(value.collection);
   const set = (patch: Partial<FilterBatchState>) => onChange({ ...value, ...patch });
   const pick = (prefix: string) => errors[prefix] ?? Object.entries(errors).find(([f]) => f.startsWith(`${prefix}.`))?.[1];

@@ -3,23 +3,22 @@
 // webhook's delivery log, refreshed every 2 s so new attempts appear as they happen.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
-import { FilterBatchFields, filterBatchBody, filterBatchState, type WebhookBatch, type WebhookFilter } from './filter-batch-fields';
+import { FilterBatchFields, filterBatchBody, filterBatchState } from './filter-batch-fields';
 import { EVENT_TYPES } from '../../../../server/shared/events';
-import type { ListResponse } from '../../../../server/shared/models';
-
-interface Webhook { _id: string; name: string; url: string; events: string[]; active: boolean; filter?: WebhookFilter | null; batch?: WebhookBatch | null; createdAt: string; secret?: string }
-interface Delivery { _id: string; eventId: string; event: string; attempt: number; status: string; durationMs?: number; error?: string | null;
-  request: { headers: Record<string, string>; body: unknown; bodyTruncated?: boolean }; response?: { status?: number; body?: string } | null;
-  /** When this failed attempt is retried; null when none is. */
-  nextAttemptAt?: string | null; redeliveryOf?: string; createdAt: string }
+import { useWebhooksQuery } from '../../data/webhooks/webhooks-query';
+import { useWebhookQuery } from '../../data/webhooks/webhook-query';
+import { useDeliveriesQuery } from '../../data/webhooks/deliveries-query';
+import { useWebhookSaveMutation } from '../../data/webhooks/webhook-save-mutation';
+import { useWebhookDeleteMutation } from '../../data/webhooks/webhook-delete-mutation';
+import { useWebhookTestMutation } from '../../data/webhooks/webhook-test-mutation';
+import { useRedeliverMutation } from '../../data/webhooks/delivery-redeliver-mutation';
+import type { Delivery, Webhook } from '../../data/types';
 
 /** JSON text pretty-printed; anything else as it is. */
 function pretty(body: unknown): string {
@@ -40,21 +39,12 @@ export function WebhooksPage() {
 }
 
 function WebhookList({ appId }: { appId: string }) {
-  const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
   const [created, setCreated] = useState<Webhook | null>(null);
   const limit = 50;
-  const list = useQuery({
-    queryKey: keys.list(appId, 'webhooks', offset),
-    queryFn: () => workspaceApi<ListResponse<Webhook>>(appId, '/webhooks', { query: { limit, offset } }),
-    placeholderData: keepPreviousData,
-  });
-  const invalidate = () => qc.invalidateQueries({ queryKey: keys.list(appId, 'webhooks') });
-  const toggle = useMutation({
-    mutationFn: (w: Webhook) => workspaceApi(appId, `/webhooks/${enc(w._id)}`, { method: 'PATCH', body: { active: !w.active } }),
-    onSuccess: invalidate,
-  });
+  const list = useWebhooksQuery(appId, { limit, offset });
+  const toggle = useWebhookSaveMutation(appId);
   return (
     <div className="stack">
       <div className="page-head" style={{ marginBottom: 0 }}>
@@ -73,7 +63,7 @@ function WebhookList({ appId }: { appId: string }) {
               <td><Link to={`/app/${appId}/webhooks/${w._id}`}>{w.name}</Link></td>
               <td className="mono small">{w.url}</td>
               <td className="small">{w.events.join(', ')}{w.filter?.collection ? <span className="muted"> · {w.filter.collection}</span> : null}{w.filter?.match ? <span className="muted"> · match</span> : null}{w.batch ? <span className="muted"> · batches of {w.batch.maxEvents} / {w.batch.maxWaitMs} ms</span> : null}</td>
-              <td><input type="checkbox" aria-label={`Active: ${w.name}`} checked={w.active} onChange={() => toggle.mutate(w)} /></td>
+              <td><input type="checkbox" aria-label={`Active: ${w.name}`} checked={w.active} onChange={() => toggle.mutate({ id: w._id, body: { active: !w.active } })} /></td>
               <td><div className="row">
                 <Link className="button small" to={`/app/${appId}/webhooks/${w._id}`} aria-label={`Deliveries of ${w.name}`}>Deliveries</Link>
                 <button type="button" className="small" onClick={() => setEditing(w)} aria-label={`Edit ${w.name}`}>Edit</button>
@@ -85,7 +75,7 @@ function WebhookList({ appId }: { appId: string }) {
       </table>
       {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Webhook pages" /> : null}
       <Dialog open={!!editing} title={editing === 'new' ? 'New webhook' : `Edit ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
-        {editing ? <WebhookForm appId={appId} webhook={editing === 'new' ? undefined : editing} onDone={(w) => { setEditing(null); void invalidate(); if (w?.secret) setCreated(w); }} /> : null}
+        {editing ? <WebhookForm appId={appId} webhook={editing === 'new' ? undefined : editing} onDone={(w) => { setEditing(null); if (w?.secret) setCreated(w); }} /> : null}
       </Dialog>
       <Dialog open={!!created} title="Signing secret" onClose={() => setCreated(null)}>
         {created?.secret ? (
@@ -106,16 +96,19 @@ function WebhookForm({ appId, webhook, onDone }: { appId: string; webhook?: Webh
   const [fb, setFb] = useState(() => filterBatchState(webhook?.filter, webhook?.batch));
   const [matchError, setMatchError] = useState<string | undefined>();
   const [active, setActive] = useState(webhook?.active ?? true);
-  const save = useMutation({
-    mutationFn: () => {
+  const saveWebhook = useWebhookSaveMutation(appId, { onSuccess: (w) => onDone(w) });
+  const [checkError, setCheckError] = useState<ApiError | null>(null);
+  const save = {
+    error: checkError ?? saveWebhook.error,
+    isPending: saveWebhook.isPending,
+    mutate: () => {
       const { body: extra, matchError: bad } = filterBatchBody(fb, webhook);
       setMatchError(bad);
-      if (bad) return Promise.reject(new ApiError(422, 'VALIDATION_ERROR', `filter.match: ${bad}`, { field: 'filter.match' }));
-      const body = { name, url, events, active, ...extra };
-      return webhook ? workspaceApi<Webhook>(appId, `/webhooks/${enc(webhook._id)}`, { method: 'PATCH', body }) : workspaceApi<Webhook>(appId, '/webhooks', { method: 'POST', body });
+      setCheckError(bad ? new ApiError(422, 'VALIDATION_ERROR', `filter.match: ${bad}`, { field: 'filter.match' }) : null);
+      if (bad) { saveWebhook.reset(); return; }
+      saveWebhook.mutate({ id: webhook?._id, body: { name, url, events, active, ...extra } });
     },
-    onSuccess: (w) => onDone(w),
-  });
+  };
   const errs = save.error instanceof ApiError ? save.error.fieldErrors() : {};
   const patterns = ['*', 'record.*', 'user.*', 'file.*', 'message.*', 'channel.*', ...EVENT_TYPES];
   return (
@@ -144,21 +137,13 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
   const [offset, setOffset] = useState(0);
   const [open, setOpen] = useState<Delivery | null>(null);
   const limit = 25;
-  const hook = useQuery({ queryKey: keys.list(appId, 'webhooks', 'one', id), queryFn: () => workspaceApi<Webhook>(appId, `/webhooks/${enc(id)}`) });
-  const logs = useQuery({
-    queryKey: keys.list(appId, 'webhooks', 'logs', id, offset),
-    queryFn: () => workspaceApi<ListResponse<Delivery>>(appId, `/webhooks/${enc(id)}/logs`, { query: { limit, offset } }),
-    refetchInterval: 2_000,
-    placeholderData: keepPreviousData,
-  });
-  const test = useMutation({ mutationFn: () => workspaceApi(appId, `/webhooks/${enc(id)}/test`, { method: 'POST' }), onSuccess: () => void logs.refetch() });
+  const hook = useWebhookQuery(appId, id);
+  const logs = useDeliveriesQuery(appId, id, { limit, offset });
+  const test = useWebhookTestMutation(appId, id);
   // Sends that attempt's event again (same event id, signed anew); the answer is the new attempt.
-  const redeliver = useMutation({
-    mutationFn: (d: Delivery) => workspaceApi<Delivery>(appId, `/webhooks/${enc(id)}/logs/${enc(d._id)}/redeliver`, { method: 'POST' }),
-    onSuccess: (d) => { setOpen(null); setSent(d); void logs.refetch(); },
-  });
+  const redeliver = useRedeliverMutation(appId, id, { onSuccess: (d) => { setOpen(null); setSent(d); } });
   const [sent, setSent] = useState<Delivery | null>(null);
-  const del = useMutation({ mutationFn: () => workspaceApi(appId, `/webhooks/${enc(id)}`, { method: 'DELETE' }), onSuccess: () => navigate(`/app/${appId}/webhooks`) });
+  const del = useWebhookDeleteMutation(appId, { onSuccess: () => navigate(`/app/${appId}/webhooks`) });
   return (
     <div className="stack">
       <div className="page-head" style={{ marginBottom: 0 }}>
@@ -169,7 +154,7 @@ function WebhookDetail({ appId, id }: { appId: string; id: string }) {
         </div>
         <div className="toolbar">
           <button type="button" className="primary" onClick={() => test.mutate()} disabled={test.isPending}>Send test event</button>
-          <button type="button" onClick={() => { if (confirm('Delete this webhook and its delivery log?')) del.mutate(); }}>Delete</button>
+          <button type="button" onClick={() => { if (confirm('Delete this webhook and its delivery log?')) del.mutate(id); }}>Delete</button>
         </div>
       </div>
       <ErrorBox error={hook.error ?? logs.error ?? test.error ?? del.error ?? redeliver.error} />

@@ -1,28 +1,15 @@
 // New workspace: id, name and its first admin (email, password; a generated password is shown once).
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { ApiError, consoleApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { CopyButton } from '../../components/copy-button';
 import { TextField } from '../../components/text-field';
-
-interface Created { _id: string; admin: { email: string; password?: string } }
+import { useWorkspaceCreateMutation } from '../../data/workspaces/workspace-create-mutation';
 
 export function CreateWorkspaceDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const qc = useQueryClient();
   const [form, setForm] = useState({ _id: '', name: '', email: '', password: '' });
-  const create = useMutation({
-    mutationFn: () => consoleApi<Created>('/workspaces', {
-      method: 'POST',
-      body: {
-        _id: form._id, ...(form.name ? { name: form.name } : {}),
-        admin: { ...(form.email ? { email: form.email } : {}), ...(form.password ? { password: form.password } : {}) },
-      },
-    }),
-    onSuccess: () => { void qc.invalidateQueries({ queryKey: keys.workspaces }); },
-  });
+  const create = useWorkspaceCreateMutation();
   const errs = create.error instanceof ApiError ? create.error.fieldErrors() : {};
   const done = () => { setForm({ _id: '', name: '', email: '', password: '' }); create.reset(); onClose(); };
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
@@ -40,7 +27,13 @@ export function CreateWorkspaceDialog({ open, onClose }: { open: boolean; onClos
           <div className="form-actions"><a className="button primary" href={`/app/${create.data._id}`}>Open it</a><button type="button" onClick={done}>Close</button></div>
         </div>
       ) : (
-        <form className="form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
+        <form className="form" onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({
+            _id: form._id, ...(form.name ? { name: form.name } : {}),
+            admin: { ...(form.email ? { email: form.email } : {}), ...(form.password ? { password: form.password } : {}) },
+          });
+        }}>
           <TextField label="Id" hint="Letters, digits, _ and -, starting with a letter; it is in the API's URLs." value={form._id} onChange={set('_id')} error={errs._id} required />
           <TextField label="Name" value={form.name} onChange={set('name')} error={errs.name} />
           <TextField label="Admin email" type="email" hint="Empty: the server's default admin email." value={form.email} onChange={set('email')} error={errs['admin.email']} />

@@ -2,8 +2,7 @@
 // shows the JSON path of its first problem.
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { consoleAuthHeader, enc, uploadWithProgress } from '../../api/client';
-import { keys } from '../../api/keys';
+import { importWorkspace, invalidateWorkspace } from '../../data/workspaces/workspace-import';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 
@@ -18,11 +17,8 @@ export function ImportDialog({ appId, onClose }: { appId?: string; onClose: () =
     if (!file || !appId) return;
     setError(null); setDone(null); setProgress(0);
     try {
-      const res = await uploadWithProgress<{ imported: Record<string, unknown> }>(
-        `/api/workspaces/${enc(appId)}/import`, file, { ...consoleAuthHeader(), 'content-type': 'application/json' }, setProgress,
-      );
-      setDone(res.imported ?? {});
-      void qc.invalidateQueries({ queryKey: keys.ws(appId) });
+      setDone(await importWorkspace(appId, file, setProgress));
+      void invalidateWorkspace(qc, appId);
     } catch (e) {
       setError(e);
       setProgress(null);

@@ -1,36 +1,24 @@
 // A workspace's snapshots: take one, list them, restore one (a fast reset between tests).
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, consoleApi, enc } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { TextField } from '../../components/text-field';
-
-interface Snapshot { name: string; createdAt: string; records?: number; collections?: number }
+import { useSnapshotsQuery } from '../../data/workspaces/snapshots-query';
+import { useSnapshotTakeMutation } from '../../data/workspaces/snapshot-take-mutation';
+import { useSnapshotRestoreMutation } from '../../data/workspaces/snapshot-restore-mutation';
 
 export function SnapshotsDialog({ appId, onClose }: { appId?: string; onClose: () => void }) {
-  const qc = useQueryClient();
   const [name, setName] = useState('');
   const [restored, setRestored] = useState<string | null>(null);
-  const list = useQuery({
-    queryKey: keys.snapshots(appId ?? ''),
-    queryFn: () => consoleApi<{ data: Snapshot[] }>(`/workspaces/${enc(appId!)}/snapshots`),
-    enabled: !!appId,
-  });
-  const take = useMutation({
-    mutationFn: () => consoleApi(`/workspaces/${enc(appId!)}/snapshots`, { method: 'POST', body: { name, overwrite: true } }),
-    onSuccess: () => { setName(''); void qc.invalidateQueries({ queryKey: keys.snapshots(appId!) }); },
-  });
-  const restore = useMutation({
-    mutationFn: (snap: string) => consoleApi(`/workspaces/${enc(appId!)}/snapshots/${enc(snap)}/restore`, { method: 'POST' }),
-    onSuccess: (_d, snap) => { setRestored(snap); void qc.invalidateQueries({ queryKey: keys.ws(appId!) }); },
-  });
+  const list = useSnapshotsQuery(appId);
+  const take = useSnapshotTakeMutation({ onSuccess: () => setName('') });
+  const restore = useSnapshotRestoreMutation({ onSuccess: (_d, snap) => setRestored(snap.name) });
   const close = () => { setName(''); setRestored(null); take.reset(); restore.reset(); onClose(); };
   return (
     <Dialog open={!!appId} title={`Snapshots of ${appId ?? ''}`} onClose={close}>
       <div className="stack">
-        <form className="row" onSubmit={(e) => { e.preventDefault(); take.mutate(); }} style={{ alignItems: 'flex-end' }}>
+        <form className="row" onSubmit={(e) => { e.preventDefault(); take.mutate({ appId: appId!, name }); }} style={{ alignItems: 'flex-end' }}>
           <div style={{ flex: 1 }}>
             <TextField label="Snapshot name" value={name} onChange={setName} error={take.error instanceof ApiError ? take.error.fieldErrors().name : undefined} hint="Taking a name that exists replaces that snapshot." />
           </div>
@@ -46,7 +34,7 @@ export function SnapshotsDialog({ appId, onClose }: { appId?: string; onClose: (
                 <td><code>{s.name}</code></td>
                 <td className="muted">{new Date(s.createdAt).toLocaleString()}</td>
                 <td className="muted">{s.collections ?? '?'} collections, {s.records ?? '?'} records</td>
-                <td><button type="button" className="small" onClick={() => restore.mutate(s.name)} disabled={restore.isPending} aria-label={`Restore ${s.name}`}>Restore</button></td>
+                <td><button type="button" className="small" onClick={() => restore.mutate({ appId: appId!, name: s.name })} disabled={restore.isPending} aria-label={`Restore ${s.name}`}>Restore</button></td>
               </tr>
             ))}
             {list.data?.data.length === 0 ? <tr><td colSpan={4} className="muted">No snapshot yet.</td></tr> : null}

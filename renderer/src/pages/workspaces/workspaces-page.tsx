@@ -1,13 +1,13 @@
 // `/`: the workspaces of this server — create, open, export, import, reset, snapshots, delete.
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { consoleApi, consoleDownload, enc } from '../../api/client';
-import { keys } from '../../api/keys';
 import { ErrorBox } from '../../components/error-box';
 import { Dialog } from '../../components/dialog';
 import { Pager } from '../../components/pager';
-import type { ListResponse, WorkspaceInfo } from '../../../../server/shared/models';
+import { useWorkspacesQuery } from '../../data/workspaces/workspaces-query';
+import { exportWorkspace } from '../../data/workspaces/workspace-export';
+import { useWorkspaceResetMutation } from '../../data/workspaces/workspace-reset-mutation';
+import { useWorkspaceDeleteMutation } from '../../data/workspaces/workspace-delete-mutation';
 import { CreateWorkspaceDialog } from './create-dialog';
 import { ImportDialog } from './import-dialog';
 import { SnapshotsDialog } from './snapshots-dialog';
@@ -19,10 +19,7 @@ export function WorkspacesPage() {
   const limit = 50;
   const [action, setAction] = useState<Action>(null);
   const [exportError, setExportError] = useState<unknown>(null);
-  const list = useQuery({
-    queryKey: [...keys.workspaces, offset],
-    queryFn: () => consoleApi<ListResponse<WorkspaceInfo>>('/workspaces', { query: { limit, offset } }),
-  });
+  const list = useWorkspacesQuery({ limit, offset });
   const close = () => setAction(null);
   return (
     <div>
@@ -48,7 +45,7 @@ export function WorkspacesPage() {
                     <Link className="button small" to={`/app/${w._id}/database`} aria-label={`Open ${w._id}'s database`}>Database</Link>
                     <button type="button" className="small" aria-label={`Export ${w._id}`} onClick={() => {
                       setExportError(null);
-                      consoleDownload(`/workspaces/${enc(w._id)}/export`, `${w._id}-export.json`).catch(setExportError);
+                      exportWorkspace(w._id).catch(setExportError);
                     }}>Export</button>
                     <button type="button" className="small" aria-label={`Import into ${w._id}`} onClick={() => setAction({ kind: 'import', id: w._id })}>Import</button>
                     <button type="button" className="small" aria-label={`Snapshots of ${w._id}`} onClick={() => setAction({ kind: 'snapshots', id: w._id })}>Snapshots</button>
@@ -74,15 +71,11 @@ export function WorkspacesPage() {
 }
 
 function ResetDialog({ appId, onClose }: { appId?: string; onClose: () => void }) {
-  const qc = useQueryClient();
   const [keepSchema, setKeepSchema] = useState(true);
-  const reset = useMutation({
-    mutationFn: () => consoleApi(`/workspaces/${enc(appId!)}/reset`, { method: 'POST', body: { keepSchema } }),
-    onSuccess: () => { void qc.invalidateQueries({ queryKey: keys.ws(appId!) }); onClose(); },
-  });
+  const reset = useWorkspaceResetMutation({ onSuccess: () => onClose() });
   return (
     <Dialog open={!!appId} title={`Reset ${appId ?? ''}`} onClose={() => { reset.reset(); onClose(); }}>
-      <form className="form" onSubmit={(e) => { e.preventDefault(); reset.mutate(); }}>
+      <form className="form" onSubmit={(e) => { e.preventDefault(); reset.mutate({ appId: appId!, keepSchema }); }}>
         <p>Removes records, users (all but the first admin), files, chats and logs of <code>{appId}</code>.</p>
         <label className="check"><input type="checkbox" checked={keepSchema} onChange={(e) => setKeepSchema(e.target.checked)} /> Keep the schema (collections, fields, views, indexes)</label>
         <ErrorBox error={reset.error} />
@@ -93,15 +86,11 @@ function ResetDialog({ appId, onClose }: { appId?: string; onClose: () => void }
 }
 
 function DeleteDialog({ appId, onClose }: { appId?: string; onClose: () => void }) {
-  const qc = useQueryClient();
   const [typed, setTyped] = useState('');
-  const del = useMutation({
-    mutationFn: () => consoleApi(`/workspaces/${enc(appId!)}`, { method: 'DELETE' }),
-    onSuccess: () => { void qc.invalidateQueries({ queryKey: keys.workspaces }); setTyped(''); onClose(); },
-  });
+  const del = useWorkspaceDeleteMutation({ onSuccess: () => { setTyped(''); onClose(); } });
   return (
     <Dialog open={!!appId} title={`Delete ${appId ?? ''}`} onClose={() => { setTyped(''); del.reset(); onClose(); }}>
-      <form className="form" onSubmit={(e) => { e.preventDefault(); del.mutate(); }}>
+      <form className="form" onSubmit={(e) => { e.preventDefault(); del.mutate(appId!); }}>
         <p>This deletes the workspace and <strong>all its data</strong>: collections, records, users, files, chats, webhooks, scenarios, secrets. It cannot be undone.</p>
         <label className="field">Type <code>{appId}</code> to confirm
           <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
