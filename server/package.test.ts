@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
@@ -41,6 +41,30 @@ function freePort(): Promise<number> {
 }
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+/** Server sources (as `server/...ts`) that only tests and the test harness import: test helpers,
+ *  which the build must leave out of the package. */
+export function testOnlySources(): string[] {
+  const isTest = (f: string) => /\.test\.ts$/.test(f) || f.startsWith('server/test/');
+  const all = filesUnder(join(ROOT, 'server')).map((f) => relative(ROOT, f).split(sep).join('/')).filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'));
+  const importers = new Map<string, string[]>();
+  for (const file of all) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.[^'"]+)['"]/g)) {
+      const target = posix.normalize(posix.join(posix.dirname(file), m[1])).replace(/\.js$/, '.ts');
+      importers.set(target, [...(importers.get(target) ?? []), file]);
+    }
+  }
+  // The package's entries (`homebase`, `homebase/testing`) are its surface, whoever imports them.
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> };
+  const entries = new Set(Object.values(manifest.exports).flatMap((e) => (e.types ? [e.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')] : [])));
+  return all.filter((f) => !isTest(f) && !entries.has(f) && (importers.get(f)?.length ?? 0) > 0 && importers.get(f)!.every(isTest));
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'homebase-pack-'));
@@ -75,6 +99,16 @@ describe('the packed package', { timeout: 300_000 }, () => {
     expect(existsSync(join(project, 'node_modules', 'esbuild'))).toBe(false);
     expect(installLog).not.toMatch(/install-scripts|install script/i);
     expect(readdirSync(join(project, 'node_modules')).filter((n) => n === '@types')).toEqual([]);
+  });
+
+  it('ships no tests and no test helpers (files only tests import)', () => {
+    const pkg = join(project, 'node_modules', 'homebase');
+    const shipped = filesUnder(join(pkg, 'dist')).map((f) => relative(pkg, f).split(sep).join('/'));
+    expect(shipped).toContain('dist/server/bundle/cli.js');
+    expect(shipped.filter((f) => /\.test\.|\.spec\.|^dist\/server\/test\/|\.fixture\./.test(f))).toEqual([]);
+    const helpers = testOnlySources();
+    const emitted = (source: string) => [source.replace(/\.ts$/, '.js'), source.replace(/\.ts$/, '.d.ts')].map((f) => `dist/${f}`);
+    expect(helpers.flatMap(emitted).filter((f) => shipped.includes(f))).toEqual([]);
   });
 
   it('its type declarations type-check in a consumer with skipLibCheck off and no @types installed', async () => {
