@@ -8,7 +8,7 @@ import type { ServerOptions } from './core/config.js';
 
 export type { ServerOptions };
 export { ConfigError } from './core/config.js';
-export { DumpFileError } from './modules/workspaces/index.js';
+export { DumpFileError } from './core/dump-file-error.js';
 
 /** A snapshot of the default workspace (`srv.snapshot(name)`). */
 export interface SnapshotInfo { name: string; createdAt: string; records: number; collections: number; users: number; files: number }

@@ -6,7 +6,7 @@ export { createWorkspace, generatePassword, mintAdminToken } from './service.js'
 export { resetWorkspace, type ResetOptions, type ResetResult } from './reset.js';
 export { restoreSnapshot, takeSnapshot, type SnapshotInfo } from './snapshots.js';
 export { applySeed, readSeed } from './seed.js';
-export { DumpFileError } from './dump-file-error.js';
+export { DumpFileError } from '../../core/dump-file-error.js';
 export { exportFromFolder, importIntoFolder, OfflineError, withDataFolder } from './offline.js';
 export { touchWorkspace } from './fork-ttl.js';
 export { afterFirstAdmin, createFirstWorkspace, firstAdminStored } from './first-admin.js';

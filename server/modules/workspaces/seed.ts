@@ -21,7 +21,7 @@ export async function isEmptyWorkspace(ws: Workspace): Promise<boolean> {
   return true;
 }
 
-import { DumpFileError } from './dump-file-error.js';
+import { DumpFileError } from '../../core/dump-file-error.js';
 
 export { DumpFileError };
 
