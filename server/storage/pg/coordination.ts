@@ -1,8 +1,6 @@
 // What several Homebase processes on one database share, beyond the stores:
 //  - EventRelay: events published by one process reach every process (LISTEN/NOTIFY), so each
 //    can hand them to its own realtime sockets;
-//  - DeliveryQueue: webhook deliveries in a table, each claimed by exactly one process
-//    (SELECT ... FOR UPDATE SKIP LOCKED), with a lease that lapses if that process dies;
 //  - claimTick: a scheduled scenario's tick fires in one process only;
 //  - SharedLoginLimiter: failed-login counts per workspace and email, one window for all processes.
 import { randomUUID } from 'node:crypto';
@@ -164,50 +162,6 @@ export async function liveOrigins(db: PgDatabase, origins: string[]): Promise<Se
     WHERE EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
                   AND classid = ($1::int)::oid AND objid = (hashtext(o)::bigint & 4294967295)::oid)`, [LIFE_KEY, origins]);
   return new Set(rows.map((r) => r.o));
-}
-
-export interface Delivery { id: string; workspace: string; webhookId: string; event: unknown; attempt: number }
-
-/** Webhook deliveries waiting or being attempted. `claim` leases due deliveries to one process for
- *  `leaseMs`; the holder then finishes (`done`) or schedules the next attempt (`retryAt`). A
- *  lease that lapses (the holder died) makes the delivery claimable again, so pending deliveries
- *  survive any process's crash. */
-export class DeliveryQueue {
-  constructor(private readonly db: PgDatabase) {}
-
-  async enqueue(d: { workspace: string; webhookId: string; event: unknown; dueAt?: Date }): Promise<string> {
-    const id = randomUUID();
-    await this.db.query('INSERT INTO homebase_deliveries (id, workspace, webhook_id, event, attempt, due_at) VALUES ($1, $2, $3, $4::jsonb, 1, $5)',
-      [id, d.workspace, d.webhookId, JSON.stringify(d.event), d.dueAt ?? new Date()]);
-    return id;
-  }
-
-  async claim(limit: number, leaseMs: number): Promise<Delivery[]> {
-    const { rows } = await this.db.query<{ id: string; workspace: string; webhook_id: string; event: unknown; attempt: number }>(`
-      UPDATE homebase_deliveries d SET leased_until = now() + $2 * interval '1 millisecond'
-      FROM (SELECT id FROM homebase_deliveries WHERE due_at <= now() AND (leased_until IS NULL OR leased_until < now())
-            ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS c
-      WHERE d.id = c.id
-      RETURNING d.id, d.workspace, d.webhook_id, d.event, d.attempt`, [limit, leaseMs]);
-    return rows.map((r) => ({ id: r.id, workspace: r.workspace, webhookId: r.webhook_id, event: r.event, attempt: r.attempt }));
-  }
-
-  async done(id: string): Promise<void> {
-    await this.db.query('DELETE FROM homebase_deliveries WHERE id = $1', [id]);
-  }
-
-  async retryAt(id: string, dueAt: Date): Promise<void> {
-    await this.db.query('UPDATE homebase_deliveries SET attempt = attempt + 1, due_at = $2, leased_until = NULL WHERE id = $1', [id, dueAt]);
-  }
-
-  /** Drops a webhook's pending deliveries (the webhook was deleted). */
-  async forget(workspace: string, webhookId: string): Promise<void> {
-    await this.db.query('DELETE FROM homebase_deliveries WHERE workspace = $1 AND webhook_id = $2', [workspace, webhookId]);
-  }
-
-  async pending(workspace: string): Promise<number> {
-    return (await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM homebase_deliveries WHERE workspace = $1', [workspace])).rows[0].n;
-  }
 }
 
 /** True in exactly one of the processes that call it for the same scenario and tick. */

@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import { sortIndexSql } from './sql-query.js';
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -299,6 +299,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 `;
 
+// Version 7: a pending webhook delivery lives in its workspace's deliveries store and belongs to
+// the process that scheduled it (taken over when that process is gone), so version 2's shared
+// delivery table, never used, goes.
+const V7 = 'DROP TABLE IF EXISTS homebase_deliveries';
+
 type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
 const sql = (text: (hasIcu: boolean) => string): Upgrade => (c, hasIcu) => c.query(text(hasIcu));
 
@@ -310,6 +315,7 @@ const UPGRADES: Upgrade[] = [
   sql(() => V4),
   v5,
   sql(() => V6),
+  sql(() => V7),
 ]; 
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */

@@ -112,7 +112,6 @@ export class PgWorkspaces {
         'SELECT t.table_name FROM homebase_snapshot_tables t JOIN homebase_snapshots s ON s.id = t.snapshot_id WHERE s.workspace = $1', [id]);
       for (const { table_name } of snaps.rows) await c.query(`DROP TABLE IF EXISTS ${table_name}`);
       await c.query('DELETE FROM homebase_snapshots WHERE workspace = $1', [id]);
-      await c.query('DELETE FROM homebase_deliveries WHERE workspace = $1', [id]);
       await c.query('DELETE FROM homebase_login_attempts WHERE workspace = $1', [id]);
     });
     this.db.forget(id);
