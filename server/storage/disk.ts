@@ -5,7 +5,6 @@
 // always turned into a storage error (errors.ts) naming the folder.
 import { createWriteStream, existsSync, promises as fs, readFileSync, type WriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
-import { dirname } from 'node:path';
 
 export type DiskOp = 'append' | 'write' | 'truncate' | 'rename' | 'remove' | 'mkdir' | 'copy';
 
@@ -151,4 +150,3 @@ export function newFileStream(path: string, mode = 0o600): WriteStream | Writabl
   return createWriteStream(path, { flags: 'wx', mode });
 }
 
-export const parentOf = dirname;

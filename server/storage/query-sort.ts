@@ -1,5 +1,5 @@
 // Ordering documents: the comparator of a sort (nedb's order of values, then `_id`), and the
-// first k of many documents in that order without sorting them all (selectTop, topK), in steps.
+// first k of many documents in that order without sorting them all (selectTop, sortedTop), in steps.
 import model from '@seald-io/nedb/lib/model.js';
 import type { Doc, SortKey } from '../shared/query.js';
 import { getPath } from './doc-path.js';
@@ -126,12 +126,8 @@ export function fieldReader(path: string): (d: Doc) => unknown {
   return read;
 }
 
-/** The first `k` of `docs` in `cmp` order; keeps a small sorted buffer instead of sorting all. */
-export function topK(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Doc[] {
-  return runSteps(sortedTop(docs, cmp, k));
-}
-
-/** topK at once, for at most RUN documents. */
+/** The first `k` of `docs` in `cmp` order at once, for at most RUN documents; keeps a small
+ *  sorted buffer instead of sorting all. */
 export function topKNow(docs: Doc[], cmp: (a: Doc, b: Doc) => number, k: number): Doc[] {
   if (docs.length <= k * 4 || k > SELECT_MAX) return docs.length <= k ? docs.sort(cmp) : docs.sort(cmp).slice(0, k);
   const best: Doc[] = [];

@@ -12,7 +12,7 @@ export { FILTER_OPERATORS, DEFAULT_SORT, numericString, parseIsoDate } from '../
 export type { Doc, FilterOp, Condition, SortKey, StoreQuery, QueryResult } from '../shared/query.js';
 export { getPath } from './doc-path.js';
 export { runSteps, runSliced, SLICE_MS } from './query-steps.js';
-export { comparator, selectTop, fieldReader, topK } from './query-sort.js';
+export { comparator, selectTop, fieldReader } from './query-sort.js';
 export { compileMatcher } from './query-match.js';
 export { project } from './query-project.js';
 

@@ -151,9 +151,6 @@ export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
   });
 }
 
-/** Forgets the in-memory snapshots of a workspace (it was deleted). */
-export function forgetSnapshots(ws: Workspace): void { catalogs.delete(ws); }
-
 async function writeSnapshot(folder: string, info: SnapshotInfo, state: WorkspaceState): Promise<void> {
   await mkdir(folder, { recursive: true });
   const fh = await open(join(folder, 'state.jsonl'), 'w');
