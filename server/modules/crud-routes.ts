@@ -1,14 +1,11 @@
-// `itemRoutes`: the routes of one item by id. `crudRoutes`: the five routes of a resource that is listed, created, read, changed and deleted: GET and
-// POST on `path`, GET, PUT and PATCH (both a partial update) and DELETE on `path/:id`. The
-// read-only rule (core/read-only.ts) is applied here once, for every such resource: a create
-// naming a server-managed field is refused; a change may repeat the current value (what the GET
-// of `path/:id` shows), never change it. Handlers get the body without those fields, unparsed:
-// each parses it with its module's schema.
+// `itemRoutes`: the routes of one item by id. `crudRoutes`: the five routes of a resource that
+// is listed, created, read, changed and deleted: GET and POST on `path`, GET, PUT and PATCH (both
+// a partial update) and DELETE on `path/:id`. HTTP only: handlers get the body as sent, and the
+// services apply their rules to it (the read-only rule of core/read-only.ts among them).
 import type { Request, RequestHandler } from 'express';
 import type { Workspace } from '../storage/workspace.js';
 import type { StoreQuery } from '../storage/query.js';
 import { listMeta, parseListQuery } from '../core/list-query.js';
-import { SERVER_FIELDS, withoutReadOnly } from '../core/read-only.js';
 
 export interface CrudHandlers {
   list(ws: Workspace, q: StoreQuery): Promise<{ data: unknown[]; total: number }>;
@@ -17,8 +14,6 @@ export interface CrudHandlers {
   get(ws: Workspace, id: string): Promise<object>;
   update(req: Request, id: string, body: unknown): Promise<unknown>;
   remove(req: Request, id: string): Promise<void>;
-  /** The fields no client writes; default `_id`, `createdAt`, `updatedAt`. */
-  readOnly?: readonly string[];
 }
 
 type Register = (path: string, ...handlers: RequestHandler[]) => unknown;
@@ -53,18 +48,17 @@ export function itemRoutes(router: Routes, path: string, h: ItemHandlers): void 
 }
 
 export function crudRoutes(router: Routes, path: string, crud: CrudHandlers): void {
-  const readOnly = crud.readOnly ?? SERVER_FIELDS;
   router.get(path, async (req, res) => {
     const q = parseListQuery(req.query);
     const { data, total } = await crud.list(req.ws, q);
     res.json({ data, meta: listMeta(total, q) });
   });
   router.post(path, async (req, res) => {
-    res.status(201).json(await crud.create(req, withoutReadOnly(req.body, readOnly)));
+    res.status(201).json(await crud.create(req, req.body));
   });
   itemRoutes(router, `${path}/:id`, {
     get: (req, id) => crud.get(req.ws, id),
-    update: async (req, id, body) => crud.update(req, id, withoutReadOnly(body, readOnly, await crud.get(req.ws, id))),
+    update: (req, id, body) => crud.update(req, id, body),
     remove: (req, id) => crud.remove(req, id),
   });
 }

@@ -2,9 +2,7 @@
 import type { Router } from 'express';
 import type { Module } from '../context.js';
 import { adminOnly } from '../caller.js';
-import { parseBody } from '../../core/validate.js';
 import { crudRoutes } from '../crud-routes.js';
-import { NewCredentialBody, CredentialChangesBody } from './schemas.js';
 import { createCredential, deleteCredential, getCredential, listCredentials, updateCredential } from './service.js';
 
 export const credentialsModule: Module = {
@@ -14,9 +12,9 @@ export const credentialsModule: Module = {
     const admin = adminOnly(router);
     crudRoutes(admin, '/credentials', {
       list: listCredentials,
-      create: (req, body) => createCredential(req.ws, parseBody(NewCredentialBody, body)),
+      create: (req, body) => createCredential(req.ws, body),
       get: getCredential,
-      update: (req, id, body) => updateCredential(req.ws, id, parseBody(CredentialChangesBody, body)),
+      update: (req, id, body) => updateCredential(req.ws, id, body),
       remove: (req, id) => deleteCredential(req.ws, id),
     });
   },

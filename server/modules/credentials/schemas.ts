@@ -1,6 +1,8 @@
 // Request bodies of the credentials API.
 import { z } from 'zod';
-import { SECRET_NAME } from './service.js';
+
+/** A name usable in templates: `{{secrets.NAME}}`. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 const name = z.string().regex(SECRET_NAME, 'must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$ (usable as {{secrets.NAME}})');
 const type = z.string().min(1).max(64);

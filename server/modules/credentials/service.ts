@@ -8,9 +8,10 @@ import { UniqueViolationError } from '../../storage/errors.js';
 import { newId } from '../../core/ids.js';
 import { logger } from '../../core/logger.js';
 import { seal, unseal } from '../../core/crypto.js';
+import { parseBody } from '../../core/validate.js';
+import { SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
+import { CredentialChangesBody, NewCredentialBody } from './schemas.js';
 
-/** A name usable in templates: `{{secrets.NAME}}`. */
-export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export interface Credential {
   _id: string;
@@ -60,7 +61,9 @@ export async function getCredential(ws: Workspace, id: string): Promise<Credenti
   return publicCredential(doc);
 }
 
-export async function createCredential(ws: Workspace, input: NewCredential): Promise<Credential> {
+/** Creates a secret from a client's body (server-managed fields refused, then checked). */
+export async function createCredential(ws: Workspace, body: unknown): Promise<Credential> {
+  const input: NewCredential = parseBody(NewCredentialBody, withoutReadOnly(body, SERVER_FIELDS));
   const store = await credentialStore(ws);
   await assertNameFree(store, input.name);
   const now = ws.nowIso();
@@ -71,15 +74,18 @@ export async function createCredential(ws: Workspace, input: NewCredential): Pro
   return publicCredential(await insertOrConflict(store, doc, input.name));
 }
 
-export async function updateCredential(ws: Workspace, id: string, changes: CredentialChanges): Promise<Credential> {
+/** A partial update from a client's body: a server-managed field may repeat its current value,
+ *  never change it. */
+export async function updateCredential(ws: Workspace, id: string, body: unknown): Promise<Credential> {
   const store = await credentialStore(ws);
   // Alone among the changes to this secret: concurrent partial updates apply one after another.
-  return store.exclusive(id, () => applyCredentialUpdate(ws, store, id, changes));
+  return store.exclusive(id, () => applyCredentialUpdate(ws, store, id, body));
 }
 
-async function applyCredentialUpdate(ws: Workspace, store: Store, id: string, changes: CredentialChanges): Promise<Credential> {
+async function applyCredentialUpdate(ws: Workspace, store: Store, id: string, body: unknown): Promise<Credential> {
   const current = (await store.get(id)) as CredentialDoc | undefined;
   if (!current) throw ApiError.notFound('Secret', id);
+  const changes: CredentialChanges = parseBody(CredentialChangesBody, withoutReadOnly(body, SERVER_FIELDS, publicCredential(current)));
   if (changes.name !== undefined && changes.name !== current.name) await assertNameFree(store, changes.name);
   const next: CredentialDoc = {
     ...current,

@@ -4,10 +4,9 @@ import type { AppContext, Module } from '../context.js';
 import { adminOnly, requireUser } from '../caller.js';
 import { parseBody } from '../../core/validate.js';
 import { ApiError } from '../../core/errors.js';
-import { checkKeys } from '../../core/keys.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { crudRoutes } from '../crud-routes.js';
-import { NewScenarioBody, RunBody, ScenarioChangesBody, type Step, type Trigger } from './schemas.js';
+import { RunBody } from './schemas.js';
 import { ScenarioEngine } from './engine.js';
 import { executionStore } from './runner.js';
 import {
@@ -21,16 +20,6 @@ function engineOf(ctx: AppContext): ScenarioEngine {
   return ctx.state.scenarios.engine ??= new ScenarioEngine(ctx);
 }
 
-/** Drafts are stored loosely: a `$` or dotted key anywhere in the trigger or the steps is a 422
- *  naming its path (`steps.0.body.$set`), instead of the store's refusal, which names none. */
-function assertStorableKeys(body: { trigger?: unknown; steps?: unknown }): void {
-  const parts: Record<string, unknown> = {};
-  if (body.trigger !== undefined) parts.trigger = body.trigger;
-  if (body.steps !== undefined) parts.steps = body.steps;
-  const errors = checkKeys(parts).map((e) => ({ ...e, field: e.field.replace(/\[(\d+)\]/g, '.$1') }));
-  if (errors.length) throw ApiError.validation(errors);
-}
-
 export const scenariosModule: Module = {
   name: 'scenarios',
 
@@ -42,17 +31,9 @@ export const scenariosModule: Module = {
 
     crudRoutes(admin, '/scenarios', {
       list: listScenarios,
-      create: (req, raw) => {
-        const body = parseBody(NewScenarioBody, raw);
-        assertStorableKeys(body);
-        return createScenario(req.ws, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined });
-      },
+      create: (req, body) => createScenario(req.ws, body),
       get: async (ws, scenarioId) => publicScenario(await getScenarioDoc(ws, scenarioId)),
-      update: (req, scenarioId, raw) => {
-        const body = parseBody(ScenarioChangesBody, raw);
-        assertStorableKeys(body);
-        return updateScenario(req.ws, engine, scenarioId, { ...body, trigger: body.trigger as Trigger | undefined, steps: body.steps as Step[] | undefined });
-      },
+      update: (req, scenarioId, body) => updateScenario(req.ws, engine, scenarioId, body),
       remove: (req, scenarioId) => deleteScenario(req.ws, engine, scenarioId),
     });
 

@@ -7,7 +7,10 @@ import type { Doc, StoreQuery } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { secretNames } from '../credentials/index.js';
-import { scenarioProblems, type Scenario, type ScenarioDoc, type StepType, type Step, type Trigger } from './schemas.js';
+import { parseBody } from '../../core/validate.js';
+import { checkKeys } from '../../core/keys.js';
+import { SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
+import { NewScenarioBody, ScenarioChangesBody, scenarioProblems, type Scenario, type ScenarioDoc, type StepType, type Step, type Trigger } from './schemas.js';
 
 export type { Scenario };
 import { EXECUTIONS, executionStore, type Execution } from './runner.js';
@@ -52,7 +55,26 @@ export async function assertRunnable(ws: Workspace, s: { trigger: Trigger; steps
   if (problems.length) throw ApiError.validation(problems);
 }
 
-export async function createScenario(ws: Workspace, input: ScenarioInput & { name: string }): Promise<Scenario> {
+/** A checked body (server-managed fields already refused: a change may only repeat their
+ *  current value) whose keys the store can hold, as the service's input. */
+function storable<T extends { trigger?: unknown; steps?: unknown }>(input: T): Omit<T, 'trigger' | 'steps'> & { trigger?: Trigger; steps?: Step[] } {
+  assertStorableKeys(input);
+  return { ...input, trigger: input.trigger as Trigger | undefined, steps: input.steps as Step[] | undefined };
+}
+
+/** Drafts are stored loosely: a `$` or dotted key anywhere in the trigger or the steps is a 422
+ *  naming its path (`steps.0.body.$set`), instead of the store's refusal, which names none. */
+function assertStorableKeys(body: { trigger?: unknown; steps?: unknown }): void {
+  const parts: Record<string, unknown> = {};
+  if (body.trigger !== undefined) parts.trigger = body.trigger;
+  if (body.steps !== undefined) parts.steps = body.steps;
+  const errors = checkKeys(parts).map((e) => ({ ...e, field: e.field.replace(/\[(\d+)\]/g, '.$1') }));
+  if (errors.length) throw ApiError.validation(errors);
+}
+
+/** Creates an inactive scenario from a client's body. */
+export async function createScenario(ws: Workspace, body: unknown): Promise<Scenario> {
+  const input = storable(parseBody(NewScenarioBody, withoutReadOnly(body, SERVER_FIELDS)));
   if (input.active === true) throw activeIsReadOnly();
   const now = ws.nowIso();
   const doc: ScenarioDoc = {
@@ -63,13 +85,14 @@ export async function createScenario(ws: Workspace, input: ScenarioInput & { nam
 }
 
 /** Partial update. An active scenario is checked in full (422 leaves it unchanged) and re-scheduled. */
-export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: string, input: ScenarioInput): Promise<Scenario> {
+export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: string, body: unknown): Promise<Scenario> {
   // Alone among the changes to this scenario: concurrent partial updates apply one after another.
-  return (await scenarioStore(ws)).exclusive(id, () => applyScenarioUpdate(ws, engine, id, input));
+  return (await scenarioStore(ws)).exclusive(id, () => applyScenarioUpdate(ws, engine, id, body));
 }
 
-async function applyScenarioUpdate(ws: Workspace, engine: ScenarioEngine, id: string, input: ScenarioInput): Promise<Scenario> {
+async function applyScenarioUpdate(ws: Workspace, engine: ScenarioEngine, id: string, body: unknown): Promise<Scenario> {
   const current = await getScenarioDoc(ws, id);
+  const input: ScenarioInput = storable(parseBody(ScenarioChangesBody, withoutReadOnly(body, SERVER_FIELDS, publicScenario(current))));
   if (input.active !== undefined && input.active !== current.active) throw activeIsReadOnly();
   const next: ScenarioDoc = {
     ...current,

@@ -86,8 +86,7 @@ export const storageModule: Module = {
     router.delete('/storage/:id', async (req, res) => {
       const auth = requireUser(req);
       const doc = await findFile(svc, req);
-      if (!auth.isAdmin && doc._owner !== auth.userId) throw ApiError.forbidden('Only the owner of a file or an admin may delete it');
-      await svc.remove(req.ws, doc, actorOf(req), ownApiBase(req, ctx.config));
+      await svc.remove(req.ws, doc, auth, actorOf(req), ownApiBase(req, ctx.config));
       res.status(204).end();
     });
   },

@@ -12,6 +12,7 @@ import { isValidId, newId } from '../../core/ids.js';
 import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import type { Workspace } from '../../storage/workspace.js';
+import { ApiError } from '../../core/errors.js';
 
 /** A file object as stored (the `url` is added per request: it depends on the address used). */
 export interface FileDoc extends Doc {
@@ -132,7 +133,9 @@ export class StorageService {
   }
 
   /** Deletes the file object, then its bytes, and publishes `file.deleted` with the object as it was. */
-  async remove(ws: Workspace, doc: FileDoc, actor: Actor | undefined, apiBase: string): Promise<void> {
+  /** Deletes a file for `caller`: only its owner or an admin may (403 otherwise). */
+  async remove(ws: Workspace, doc: FileDoc, caller: { userId: string; isAdmin: boolean }, actor: Actor | undefined, apiBase: string): Promise<void> {
+    if (!caller.isAdmin && doc._owner !== caller.userId) throw ApiError.forbidden('Only the owner of a file or an admin may delete it');
     const removed = await (await this.store(ws)).remove(doc._id);
     await rm(await this.bytesPath(ws, doc._id), { force: true });
     if (!removed) return;

@@ -7,7 +7,6 @@ import { parseBody } from '../../core/validate.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { crudRoutes } from '../crud-routes.js';
 import { ApiError } from '../../core/errors.js';
-import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
 import { startTakeover } from './takeover.js';
 import { Deliverer, loggedEnvelope, testEnvelope, type LogEntry } from './delivery.js';
@@ -25,9 +24,9 @@ export const webhooksModule: Module = {
     const admin = adminOnly(router);
     crudRoutes(admin, '/webhooks', {
       list: listWebhooks,
-      create: (req, body) => createWebhook(req.ws, parseBody(NewWebhookBody, body)),
+      create: (req, body) => createWebhook(req.ws, body),
       get: async (ws, id) => publicWebhook(await getWebhookDoc(ws, id)),
-      update: (req, id, body) => updateWebhook(req.ws, id, parseBody(WebhookChangesBody, body)),
+      update: (req, id, body) => updateWebhook(req.ws, id, body),
       remove: (req, id) => deleteWebhook(req.ws, id),
     });
 

@@ -9,7 +9,9 @@ import { eventMatches } from '../../shared/events.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { seal, unseal } from '../../core/crypto.js';
-import type { NewWebhook, WebhookChanges } from './schemas.js';
+import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
+import { parseBody } from '../../core/validate.js';
+import { SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
 
 export interface Webhook {
   _id: string;
@@ -77,8 +79,10 @@ export async function getWebhookDoc(ws: Workspace, id: string): Promise<WebhookD
   return doc as unknown as WebhookDoc;
 }
 
-/** Creates a webhook; the signing secret is returned here and never again. */
-export async function createWebhook(ws: Workspace, input: NewWebhook): Promise<Webhook & { secret: string }> {
+/** Creates a webhook from a client's body (server-managed fields refused, then checked); the
+ *  signing secret is returned here and never again. */
+export async function createWebhook(ws: Workspace, body: unknown): Promise<Webhook & { secret: string }> {
+  const input = parseBody(NewWebhookBody, withoutReadOnly(body, SERVER_FIELDS));
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const now = ws.nowIso();
   const doc: WebhookDoc = {
@@ -91,13 +95,16 @@ export async function createWebhook(ws: Workspace, input: NewWebhook): Promise<W
   return { ...publicWebhook(saved), secret };
 }
 
-export async function updateWebhook(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
+/** A partial update from a client's body: a server-managed field may repeat its current value,
+ *  never change it. */
+export async function updateWebhook(ws: Workspace, id: string, body: unknown): Promise<Webhook> {
   // Alone among the changes to this webhook: concurrent partial updates apply one after another.
-  return (await webhookStore(ws)).exclusive(id, () => applyWebhookUpdate(ws, id, changes));
+  return (await webhookStore(ws)).exclusive(id, () => applyWebhookUpdate(ws, id, body));
 }
 
-async function applyWebhookUpdate(ws: Workspace, id: string, changes: WebhookChanges): Promise<Webhook> {
+async function applyWebhookUpdate(ws: Workspace, id: string, body: unknown): Promise<Webhook> {
   const current = await getWebhookDoc(ws, id);
+  const changes = parseBody(WebhookChangesBody, withoutReadOnly(body, SERVER_FIELDS, publicWebhook(current)));
   const { filter, batch, ...rest } = changes;
   const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: ws.nowIso() };
   if (filter === null) delete next.filter;
