@@ -20,6 +20,7 @@ import { cors, jsonBody } from '../core/http.js';
 import { apiKeyRoutes } from '../modules/api-keys/index.js';
 import { oauthClientRoutes } from '../modules/oauth/index.js';
 import { graphqlRoute } from './graphql/route.js';
+import { ifMatchOnV1Routes } from './if-match.js';
 
 export interface V2Parts {
   /** The workspace pipeline of v1 (CORS, request log, workspace, JSON body, token). */
@@ -53,7 +54,7 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
     if (req.method === 'GET' || req.method === 'HEAD') extendListQuery(req, `${req.ws.id}${req.path}`);
     parts.dispatch(req, res, next);
   };
-  app.use('/api/v2/app/:appId', enter, compress, own, v1Face, noMethodOrRoute(() => [own, ...parts.routers]));
+  app.use('/api/v2/app/:appId', enter, compress, own, ifMatchOnV1Routes(parts.dispatch), v1Face, noMethodOrRoute(() => [own, ...parts.routers]));
 
   installV2RecordGetFastPath(app, ctx, { firstLayer: parts.firstLayer, pipeline: parts.pipeline, limit, onError: parts.onError });
 

@@ -186,7 +186,7 @@ export function buildV2Document(input: DocumentInput): Schema {
         params.push(param('ifNoneMatch'));
         res['304'] = response('NotModified');
       }
-      if (recordItem && (method === 'put' || method === 'patch' || method === 'delete')) {
+      if (method === 'put' || method === 'patch' || method === 'delete') {
         params.push(param('ifMatch'));
         res['412'] = response('PreconditionFailed');
         res['400'] ??= response('BadRequest');
