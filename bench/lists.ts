@@ -5,12 +5,13 @@
 //   npx tsx bench/lists.ts              (the build: npm run build first)
 //   SOURCE=1 npx tsx bench/lists.ts     (from the TypeScript sources)
 // Environment for the standalone run: SIZE (100000), DURATION (s per mix run, 5), REPEATS (3),
-// FIRST (first-asked requests per shape, 200), CLI (another build's dist/server/cli.js).
+// FIRST (first-asked requests per shape, 200), CLI (another build's dist/server/cli.js), NODE_ARGS
+// (flags for the server's node, space-separated: `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--trace-gc`).
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { personBody, prng, ROLES } from './lib/data.js';
 import { median } from './lib/load.js';
-import { rssMb, type Target } from './lib/proc.js';
+import { mainThreadCpuMs, rssMb, type Target } from './lib/proc.js';
 
 /** The first-asked pages: name → query for the n-th request (its values vary). */
 export const FIRST_ASKED: Array<[string, (rand: () => number) => string]> = [
@@ -26,12 +27,19 @@ export const FIRST_ASKED: Array<[string, (rand: () => number) => string]> = [
 
 const MIX_SORTS = ['age', '-age', 'name', '-email'];
 
-export interface FirstAskedFigure { name: string; medianMs: number; p95Ms: number; n: number }
+export interface FirstAskedFigure {
+  name: string; medianMs: number; p95Ms: number; n: number;
+  /** The server's main-thread CPU time per request (median), when it can be read (Linux). */
+  cpuMs?: number;
+}
 export interface ListsBenchResult {
   size: number;
   firstAsked: FirstAskedFigure[];
   /** The mix: 50 % GET by id, 20 % lists, 15 % partial updates, 15 % creates (10 connections). */
-  mix: { rps: number[]; median: number; errors: number; p50: number; p99: number; statuses?: Record<string, number> };
+  mix: { rps: number[]; median: number; errors: number; p50: number; p99: number; statuses?: Record<string, number>;
+    /** The server's main-thread CPU time per answered request over the measured runs (Linux): the
+     *  request rate one free core could serve is 1000 / cpuMs, whatever else the machine runs. */
+    cpuMs?: number };
   rss: { beforeMb?: number; maxDuringMb?: number; afterMb?: number };
 }
 
@@ -63,14 +71,19 @@ export async function benchLists(t: Target, base: string, token: string, ids: st
     for (const [, query] of FIRST_ASKED) for (let i = 0; i < 20; i++) { await touch(); await keepAliveGet(agent, t.origin, `${base}?${query(rand)}`, token); }
     for (const [name, query] of FIRST_ASKED) {
       const times: number[] = [];
+      const cpu: number[] = [];
       for (let i = 0; i < o.firstAsked; i++) {
         await touch(); // every write clears the answer memo: this page was never asked before
+        const c0 = mainThreadCpuMs(t.child.pid);
         const r = await keepAliveGet(agent, t.origin, `${base}?${query(rand)}`, token);
+        const c1 = mainThreadCpuMs(t.child.pid);
         if (r.status !== 200) throw new Error(`${name}: ${r.status}`);
         times.push(r.ms);
+        if (c0 !== undefined && c1 !== undefined) cpu.push(c1 - c0);
       }
       times.sort((a, b) => a - b);
-      result.firstAsked.push({ name, medianMs: median(times), p95Ms: times[Math.floor(times.length * 0.95)], n: times.length });
+      cpu.sort((a, b) => a - b);
+      result.firstAsked.push({ name, medianMs: median(times), p95Ms: times[Math.floor(times.length * 0.95)], n: times.length, ...(cpu.length ? { cpuMs: median(cpu) } : {}) });
     }
   } finally {
     agent.destroy();
@@ -110,14 +123,18 @@ export async function benchLists(t: Target, base: string, token: string, ids: st
     const codes = (r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
     for (const [code, { count }] of Object.entries(codes)) if (!code.startsWith('2')) statuses[code] = (statuses[code] ?? 0) + count;
     if (r.timeouts) statuses.timeout = (statuses.timeout ?? 0) + r.timeouts;
-    return { rps: r['2xx'] / (r.duration > 0 ? r.duration : seconds), errors: r.non2xx + r.errors + r.timeouts, p50: r.latency.p50, p99: r.latency.p99 };
+    return { rps: r['2xx'] / (r.duration > 0 ? r.duration : seconds), answered: r.requests.total, errors: r.non2xx + r.errors + r.timeouts, p50: r.latency.p50, p99: r.latency.p99 };
   };
   try {
     if (o.warmup > 0) await run(o.warmup);
     const runs = [];
+    const cpu0 = mainThreadCpuMs(t.child.pid);
     for (let i = 0; i < o.repeats; i++) runs.push(await run(o.duration));
+    const cpu1 = mainThreadCpuMs(t.child.pid);
+    const answered = runs.reduce((n, r) => n + r.answered, 0);
     const mid = [...runs].sort((a, b) => a.rps - b.rps)[runs.length >> 1];
-    result.mix = { rps: runs.map((r) => r.rps), median: median(runs.map((r) => r.rps)), errors: runs.reduce((n, r) => n + r.errors, 0), p50: mid.p50, p99: mid.p99, statuses };
+    result.mix = { rps: runs.map((r) => r.rps), median: median(runs.map((r) => r.rps)), errors: runs.reduce((n, r) => n + r.errors, 0), p50: mid.p50, p99: mid.p99, statuses,
+      ...(cpu0 !== undefined && cpu1 !== undefined && answered > 0 ? { cpuMs: (cpu1 - cpu0) / answered } : {}) };
   } finally {
     clearInterval(sampler);
   }
@@ -131,8 +148,8 @@ export async function benchLists(t: Target, base: string, token: string, ids: st
 export function listsText(r: ListsBenchResult): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   const lines = [`Lists at ${n(r.size)} records`];
-  for (const f of r.firstAsked) lines.push(`  first-asked page of 50, ${f.name}: median ${f.medianMs.toFixed(2)} ms, p95 ${f.p95Ms.toFixed(2)} ms (${f.n} requests, one at a time, over HTTP)`);
-  lines.push(`  mix (50 % GET, 20 % lists, 15 % PATCH, 15 % POST; 10 connections): ${n(r.mix.median)} req/s (runs ${r.mix.rps.map(n).join(', ')}), p50 ${r.mix.p50} ms, p99 ${r.mix.p99} ms, ${r.mix.errors} errors ${JSON.stringify(r.mix.statuses ?? {})}`);
+  for (const f of r.firstAsked) lines.push(`  first-asked page of 50, ${f.name}: median ${f.medianMs.toFixed(2)} ms, p95 ${f.p95Ms.toFixed(2)} ms (${f.n} requests, one at a time, over HTTP${f.cpuMs !== undefined ? `; server CPU ${f.cpuMs.toFixed(2)} ms` : ''})`);
+  lines.push(`  mix (50 % GET, 20 % lists, 15 % PATCH, 15 % POST; 10 connections): ${n(r.mix.median)} req/s (runs ${r.mix.rps.map(n).join(', ')}), p50 ${r.mix.p50} ms, p99 ${r.mix.p99} ms, ${r.mix.errors} errors ${JSON.stringify(r.mix.statuses ?? {})}${r.mix.cpuMs !== undefined ? `; server CPU ${r.mix.cpuMs.toFixed(3)} ms a request (${n(1000 / r.mix.cpuMs)} req/s on one free core)` : ''}`);
   lines.push(`  RSS: ${n(r.rss.beforeMb ?? 0)} MB before the mix, at most ${n(r.rss.maxDuringMb ?? 0)} MB during it, ${n(r.rss.afterMb ?? 0)} MB 2 s after`);
   return lines.join('\n');
 }
@@ -144,7 +161,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const hb = await prepareHomebase(!!process.env.SOURCE);
   const people = generatePeople(size);
   await writeRecords(hb, people);
-  const t = await startHomebase(hb, undefined, process.env.CLI ? { cli: process.env.CLI } : undefined);
+  const t = await startHomebase(hb, undefined, { ...(process.env.CLI ? { cli: process.env.CLI } : {}), nodeArgs: (process.env.NODE_ARGS ?? '').split(' ').filter(Boolean) });
   try {
     const loaded = rssMb(t.child.pid);
     const r = await benchLists(t, recordsPath, hb.token, sampleIds(people), {

@@ -94,3 +94,16 @@ export async function requestJson(method: string, url: string, body?: unknown, t
   try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
   return { status: res.status, body: parsed };
 }
+
+/** Milliseconds the process's main thread (its event loop: the thread that answers requests)
+ *  has run on a CPU so far (Linux: /proc/PID/schedstat, in ns); undefined elsewhere. On a busy
+ *  machine the time a request costs the server, unlike its wall-clock time, does not grow with
+ *  the other processes' load. */
+export function mainThreadCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
