@@ -116,14 +116,24 @@ export function preserialised<T extends object>(value: T, text: string): T {
   return value;
 }
 
-// JSON text of stored documents, kept as long as the document object lives. Stored documents
-// are never mutated (the store replaces them on update), so the text stays right.
-const docText = new WeakMap<object, string>();
+/** The JSON text of the documents sent most recently is kept (per document object: stored
+ *  documents are never mutated, the store replaces them on update, so the text stays right), in
+ *  two generations of at most this many documents: a text used again moves to the young one,
+ *  and when the young one is full the old one is dropped. At most twice this many texts are kept
+ *  (~5 MB of records of ~250 bytes), however many records the stores hold. */
+export const DOC_TEXT_GENERATION = 10_000;
+let youngText = new WeakMap<object, string>();
+let oldText = new WeakMap<object, string>();
+let youngCount = 0;
 
 /** JSON.stringify of a stored (never mutated) document, cached per document object. */
 export function storedDocJson(doc: object): string {
-  let text = docText.get(doc);
-  if (text === undefined) { text = JSON.stringify(doc); docText.set(doc, text); }
+  let text = youngText.get(doc);
+  if (text !== undefined) return text;
+  text = oldText.get(doc) ?? JSON.stringify(doc);
+  if (youngCount >= DOC_TEXT_GENERATION) { oldText = youngText; youngText = new WeakMap(); youngCount = 0; }
+  youngText.set(doc, text);
+  youngCount++;
   return text;
 }
 
