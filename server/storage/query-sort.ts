@@ -26,7 +26,7 @@ export function comparator(sort: SortKey[]) {
 
 /** Above this many, selectTop gathers the matches and sorts them (a sorted buffer of k costs
  *  O(k) per insertion). */
-const SELECT_MAX = 1000;
+export const SELECT_MAX = 1000;
 
 /** The first `k` documents of `pool` that `match` accepts (all when null), in `sort` order, and
  *  how many matched: exactly `pool.filter(match).sort(comparator(sort)).slice(0, k)` and its

@@ -35,6 +35,9 @@ export interface DocStoreOptions {
   /** Loading more documents than this, non-unique single-field indexes are built after the
    *  load, one per event-loop turn, instead of before the store opens (default DEFER_INDEXES_ABOVE). */
   deferIndexesAbove?: number;
+  /** Keep sort orders of unindexed fields from this store size and candidate count on
+   *  (sort-orders.ts; default ORDER_FROM and ORDER_FROM_CANDIDATES). */
+  sortOrdersFrom?: number;
 }
 
 /** A collection of 100,000 records answered its first request half a second later for its five
@@ -51,6 +54,7 @@ export class DocStore extends StagingStore {
     const parsed = options.filename ? await readDatafile(options.filename) : undefined;
     const store = new DocStore(options.filename, parsed?.bytes ?? 0);
     store.memoFrom = options.memoFrom ?? MEMO_FROM;
+    store.orders.from = options.sortOrdersFrom;
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync(); // memory only: marks it ready
     if (parsed) {
       const Index = store.IndexClass;

@@ -44,6 +44,7 @@ export class GroupCommitStore extends ReadableStore {
       else await this.queue;
     } finally {
       this.closed = true;
+      this.orders.clear();
     }
   }
 
@@ -53,6 +54,7 @@ export class GroupCommitStore extends ReadableStore {
     if (this.timer) clearInterval(this.timer);
     await this.queue;
     this.closed = true;
+    this.orders.clear();
   }
 
   /** Closes the store and deletes its file. */
@@ -60,6 +62,7 @@ export class GroupCommitStore extends ReadableStore {
     if (this.timer) clearInterval(this.timer);
     await this.queue;
     this.closed = true;
+    this.orders.clear();
     if (this.filename) await rm(this.filename, { force: true });
   }
 

@@ -11,6 +11,9 @@ import { KeyedSections } from '../keyed-sections.js';
 import { patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
 import { indexKey } from '../store.js';
 import type { BatchedWrite } from './group-commit.js';
+import { SortOrders } from './sort-orders.js';
+import { allDocs } from './planner.js';
+import { getPath } from '../doc-path.js';
 
 /** Stores with at least this many documents remember list answers (find) until their next
  *  change; below it a query costs less than the memo's key. */
@@ -52,6 +55,9 @@ export class IndexedStore {
    *  index), and anything else (every write, `all`) builds it first. */
   protected loaded: { byId: Map<unknown, Doc>; docs: Doc[]; index: NedbIndex } | undefined;
   protected readonly Index: IndexClass;
+  /** In-memory sort orders of unindexed fields that big lists sort on (sort-orders.ts), kept up
+   *  to date from the engine's index maintenance. */
+  protected readonly orders: SortOrders;
 
   protected constructor(readonly filename: string | undefined, bytes: number) {
     const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
@@ -60,6 +66,8 @@ export class IndexedStore {
     patchBucketDelete(this.engine.indexes._id);
     patchArrayCount(this.engine.indexes._id);
     this.Index = this.engine.indexes._id.constructor as IndexClass;
+    this.orders = new SortOrders({ allDocs: () => allDocs(this.engine), getPath });
+    this.orders.watch(this.engine);
     this.file = filename ? new DataFile(filename, bytes) : undefined;
     this.compactedBytes = bytes;
   }
@@ -113,6 +121,9 @@ export class IndexedStore {
   get deferredIndexes(): string[] { return [...(this.loaded ? ['_id'] : []), ...this.deferred.keys()]; }
 
   get size(): number { return this.count; }
+
+  /** The sort orders kept (sort-orders.ts) and whether each is built (tests). */
+  get sortOrders(): Array<{ path: string; ready: boolean }> { return this.orders.states; }
 
   /** Forgets remembered answers (every change of the content calls it). */
   protected changed(): void {

@@ -14,9 +14,10 @@ import { afterPosition, finishWindow, windowKeys } from '../page-window.js';
 import type { Doc, Condition, SortKey, StoreQuery, QueryResult } from '../../shared/query.js';
 import { DEFAULT_SORT } from '../../shared/query.js';
 import { CHUNK, runSteps, type Steps } from '../query-steps.js';
-import { comparator, RUN, selectTopSteps, sortedTop, topKNow } from '../query-sort.js';
+import { comparator, RUN, SELECT_MAX, selectTopSteps, sortedTop, topKNow } from '../query-sort.js';
 import { compileMatcher, isObjectLike } from '../query-match.js';
 import { project } from '../query-project.js';
+import { walkOrder, type SortOrder, type SortOrders } from './sort-orders.js';
 
 /** Below this many candidates, gathering and sorting beats walking a sort index. */
 const SCAN_THRESHOLD = 512;
@@ -35,7 +36,8 @@ export interface LiveStore {
   size(): number;
 }
 
-export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery, live?: LiveStore, copyBuckets = false): Steps<QueryResult> {
+/** `orders`: the store's sort orders of unindexed fields (sort-orders.ts), when it keeps them. */
+export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery, live?: LiveStore, copyBuckets = false, orders?: SortOrders): Steps<QueryResult> {
   const sort = q.sort.length ? q.sort : DEFAULT_SORT;
   const want = q.offset + q.limit;
 
@@ -87,7 +89,7 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
     if (rest.length === 0 && !q.or?.length) return candidateCount;
     return yield* bucketPass(countIn(yield* pool(), matchRest));
   }
-  const again = () => querySteps(engine, live!.size(), q, live, true);
+  const again = () => querySteps(engine, live!.size(), q, live, true, orders);
 
   if (q.limit === 0) {
     const total = yield* countMatches();
@@ -119,7 +121,21 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
   const cmp = comparator(sort);
   let page: Doc[];
   let total: number;
-  if (sortIndex && candidateCount > SCAN_THRESHOLD && want <= candidateCount) {
+  // No index on the sort field: a sort order kept for it (sort-orders.ts), when walking it
+  // costs less than passing over the candidates.
+  let order: SortOrder | undefined;
+  if (!sortIndex && orders && want <= candidateCount) {
+    const use = orders.forList(sort[0].path, totalDocs, candidateCount, want, q.conditions.length === 0 && !q.or?.length, want > SELECT_MAX);
+    if (use?.drive) while (!use.order.advance()) yield;
+    if (use?.order.ready) order = use.order;
+  }
+  if (order) {
+    // The walk keeps only the page (its first `offset` matches are counted, not kept).
+    page = yield* walkOrder(order, sort, matchAll, want, q.offset);
+    const counted = yield* countMatches();
+    if (counted === AGAIN) return yield* again();
+    total = counted;
+  } else if (sortIndex && candidateCount > SCAN_THRESHOLD && want <= candidateCount) {
     // A range on the sort field itself bounds the walk: it starts at one end of the range.
     page = yield* scanInOrder(sortIndex, sort, matchAll, want, ranges.get(sort[0].path));
     const counted = yield* countMatches();
@@ -130,7 +146,7 @@ export function* querySteps(engine: NedbEngine, totalDocs: number, q: StoreQuery
     if (top === AGAIN) return yield* again();
     ({ page, total } = top);
   }
-  page = page.slice(q.offset);
+  if (!order) page = page.slice(q.offset);
   return { data: q.fields ? page.map((d) => project(d, q.fields!)) : page, total };
 }
 
@@ -214,7 +230,7 @@ function rangeChunk(r: NumericRange, w: RangeWalk, into: Doc[] | null): void {
 /** Every document, in id order: the `_id` index walked a chunk at a time (its list in one go
  *  took tens of ms at 100,000 documents). A store whose `_id` index is not built yet answers
  *  from its load (doc-store.ts). */
-function* allDocs(engine: NedbEngine): Steps<Doc[]> {
+export function* allDocs(engine: NedbEngine): Steps<Doc[]> {
   const index = Object.prototype.hasOwnProperty.call(engine.indexes, '_id') ? engine.indexes._id : undefined;
   if (!index) return engine.getAllData() as Doc[];
   const out: Doc[] = [];

@@ -2,7 +2,7 @@
 // document, and list queries through the planner (planner.ts), remembered on big stores until
 // the store next changes.
 import type { AvlNode } from './nedb-types.js';
-import { runSliced, type Doc, type QueryResult, type StoreQuery } from '../query.js';
+import { runSliced, runSteps, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { querySteps, runQuery } from './planner.js';
 import { IndexedStore } from './indexes.js';
 
@@ -44,7 +44,7 @@ export class ReadableStore extends IndexedStore {
    *  remembered page is what the query would find again; each caller gets its own copy of the
    *  array. */
   find(query: StoreQuery): QueryResult {
-    return this.findWith(query, (q) => runQuery(this.engine, this.count, q)) as QueryResult;
+    return this.findWith(query, (q) => runSteps(querySteps(this.engine, this.count, q, undefined, false, this.orders))) as QueryResult;
   }
 
   /** `find` for requests: a query that takes longer than a slice of the event loop goes on in
@@ -56,7 +56,7 @@ export class ReadableStore extends IndexedStore {
   /** The query as steps to run (planner.ts: querySteps), unremembered. */
   querySteps(query: StoreQuery): ReturnType<typeof querySteps> {
     const started = this.generation;
-    return querySteps(this.engine, this.count, query, { changed: () => this.generation !== started, size: () => this.count });
+    return querySteps(this.engine, this.count, query, { changed: () => this.generation !== started, size: () => this.count }, false, this.orders);
   }
 
   protected findWith(query: StoreQuery, run: (q: StoreQuery) => QueryResult | Promise<QueryResult>): QueryResult | Promise<QueryResult> {

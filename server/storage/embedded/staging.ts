@@ -36,6 +36,7 @@ export class StagingStore extends GroupCommitStore {
       store: this, rewrite: true, text: this.file ? compactText(copies, this.indexSpecs()) : '',
       apply: () => {
         this.changed();
+        this.orders.clear(); // the documents are replaced without the index maintenance it follows
         this.header = '';
         this.deferred.clear();
         for (const key of Object.keys(this.engine.indexes)) delete this.engine.indexes[key];
