@@ -15,6 +15,18 @@ export function isReservedKey(name: string): boolean {
 
 const dotted = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
+/** The one rule for the name of a key a client stores (a record's field, a profile field, a key
+ *  inside a value, a scenario draft's, an import's): it may not start with `$` (the store's
+ *  operators), contain `.` (a path separator) or be `__proto__`. */
+export function isStorableKeyName(key: string): boolean {
+  return !(key.startsWith('$') || key.includes('.') || key === '__proto__');
+}
+
+/** The one wording of that rule, for every refusal of it (the API's and the stores'). */
+export function keyNameMessage(key: string): string {
+  return `Field name '${key}' may not start with '$', contain '.' or be '__proto__'`;
+}
+
 /** Keys nedb cannot store (`$...`, dotted) or that would set a prototype, and nesting deeper
  *  than MAX_DEPTH: 422 `format` / `invalid` naming the key's path. Walks without recursion.
  *  `root` and `join` spell the paths (a dump names keys as JSON paths: `a["b.c"]`). */
@@ -28,8 +40,8 @@ export function checkKeys(body: Record<string, unknown>, root = '', join: (path:
     const isArray = Array.isArray(value);
     for (const key of Object.keys(value)) {
       const child = isArray ? `${path}[${key}]` : join(path, key);
-      if (!isArray && (key.startsWith('$') || key.includes('.') || key === '__proto__')) {
-        errors.push({ field: child, reason: 'format', message: `Field name '${key}' may not start with '$', contain '.' or be '__proto__'` });
+      if (!isArray && !isStorableKeyName(key)) {
+        errors.push({ field: child, reason: 'format', message: keyNameMessage(key) });
         continue;
       }
       stack.push([(value as Record<string, unknown>)[key], child, depth + 1]);

@@ -35,9 +35,9 @@ export function writableBody(body: unknown, readOnly: readonly string[], current
   const errors: FieldError[] = readOnlyErrors(body, readOnly, current);
   for (const key of Object.keys(body)) {
     if (readOnly.includes(key)) continue;
-    if (key.startsWith('$') || key.includes('.') || key === '') errors.push({ field: key, reason: 'format', message: 'Field names may not be empty, start with $ or contain a dot' });
-    // Keys inside a profile field's value (`meta.$gt`) are named too: the store would refuse
-    // them with no field to point at.
+    if (key === '') errors.push({ field: key, reason: 'format', message: 'Field names may not be empty' });
+    // The key and the keys inside its value (`meta.$gt`) are named: the store would refuse them
+    // with no field to point at.
     else errors.push(...checkKeys({ [key]: (body as Record<string, unknown>)[key] }));
   }
   if (errors.length) throw ApiError.validation(errors);

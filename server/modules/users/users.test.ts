@@ -156,3 +156,20 @@ describe('users administration', () => {
     expect((await t.req('GET', '/users', { token: login.body.token })).status).toBe(403);
   });
 });
+
+describe('key names', () => {
+  it('refuses a profile key the store cannot hold with the one key-name wording records use too', async () => {
+    expect((await t.req('POST', '/database', { body: { _id: 'keyed', setting: { read: 'public', write: 'public', update: 'private' } } })).status).toBe(201);
+    const bad = ['$x', 'a.b', '__proto__'];
+    for (const key of bad) {
+      const body = JSON.parse(`{"email":"k${bad.indexOf(key)}@example.com","password":"password-123",${JSON.stringify(key)}:1}`);
+      const user = await t.req('POST', '/users', { body });
+      expect(user.status, key).toBe(422);
+      const record = await t.req('POST', '/database/keyed', { body: JSON.parse(`{${JSON.stringify(key)}:1}`) });
+      expect(record.status, key).toBe(422);
+      const detail = (res: typeof user) => (res.body.error.details.errors ?? [res.body.error.details]).find((e: { field: string }) => e.field === key);
+      expect(detail(user), key).toEqual({ field: key, reason: 'format', message: `Field name '${key}' may not start with '$', contain '.' or be '__proto__'` });
+      expect(detail(record), key).toEqual(detail(user));
+    }
+  });
+});

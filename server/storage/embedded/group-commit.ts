@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises';
 import { StoreUnavailableError, UniqueViolationError, UnstorableValueError } from '../errors.js';
 import { StorageFailure } from '../../core/errors.js';
 import type { Doc } from '../query.js';
+import { KeyNameError } from '../field-names.js';
 import { compactText } from './datafile.js';
 import { ReadableStore } from './reads.js';
 
@@ -217,8 +218,10 @@ export function translateNedbError(err: unknown): unknown {
   if (e?.errorType === 'uniqueViolated') {
     return new UniqueViolationError('A unique constraint was violated', { value: e.key as string });
   }
+  if (err instanceof KeyNameError) return new UnstorableValueError('', 'format', err.message);
+  // nedb's own wording, should a path of its own still check a key.
   if (typeof e?.message === 'string' && /Field names cannot (begin with the \$ character|contain a \.)/.test(e.message)) {
-    return new UnstorableValueError('', 'format', 'Field names may not start with $ or contain a dot');
+    return new UnstorableValueError('', 'format', "Field names may not start with '$', contain '.' or be '__proto__'");
   }
   return err;
 }

@@ -37,8 +37,8 @@ export function translatePgError(err: unknown): unknown {
 function checkKeys(doc: unknown): void {
   try {
     checkObject(doc);
-  } catch {
-    throw new UnstorableValueError('', 'format', 'Field names may not start with $ or contain a dot');
+  } catch (err) {
+    throw new UnstorableValueError('', 'format', (err as Error).message);
   }
 }
 
