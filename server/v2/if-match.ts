@@ -15,7 +15,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { storedDocJson } from '../core/http.js';
 import { KeyedSections } from '../storage/keyed-sections.js';
-import { findCollection } from '../modules/database/collections.js';
+import { findCollection } from '../modules/database/index.js';
 import { etagOf, ifMatchCheck } from './etag.js';
 
 const CHANGES = new Set(['PUT', 'PATCH', 'DELETE']);

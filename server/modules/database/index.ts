@@ -4,7 +4,7 @@
 export * as schemas from './schemas.js';
 export { DumpCollectionHead, NewFieldBody, NewIndexBody, NewViewBody } from './schemas.js';
 export { canReadRecord, checkAccess, type RecordOp } from './access.js';
-export { DEFAULT_SETTING, listCollections } from './collections.js';
+export { DEFAULT_SETTING, findCollection, listCollections } from './collections.js';
 export { isPath, RESERVED_FIELDS, toList, UNINDEXABLE } from './schema-service.js';
 export { accessLabel, type RecordOpts, createRecord, deleteRecord, getCollection, getRecord, readRecord, listRecords, replaceRecord, typeOfFor, updateRecord } from './service.js';
 export { checkValue, fieldError, validateData } from './validation.js';
