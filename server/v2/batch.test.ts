@@ -108,7 +108,7 @@ describe('batch', () => {
     expect((await v2('POST', '/database/tasks', { body: { title: 'reuse', code: 'G1' } })).status).toBe(201);
   });
 
-  it('an atomic batch changes records only', async () => {
+  it('an atomic batch refuses a collection change (it cannot undo it)', async () => {
     const r = await batch({ atomic: true, operations: [op('POST', '/database/tasks', { title: 'x' }), op('POST', '/database', { _id: 'c2', name: 'c2', setting: { read: 'public' } })] });
     expect(r.status).toBe(400);
     expect(r.body.error.details.index).toBe(1);

@@ -30,13 +30,28 @@ const BatchBody = z.object({
 }).strict();
 
 
-/** Record writes, the only ones an atomic batch may hold: their stores take part in write
- *  groups on both engines (collections, users and the other groups keep state elsewhere too). */
-function isRecordWrite(method: string, rest: string): boolean {
-  const parts = rest.split('?')[0].split('/').filter(Boolean);
-  if (parts[0]?.toLowerCase() !== 'database') return false;
-  if (method === 'POST') return parts.length === 2;
-  return parts.length === 3 && !isReservedRecordId(parts[2]);
+/** The writes an atomic batch may hold: those whose whole state lives in the workspace's stores,
+ *  which take part in write groups on both engines (undone from the undo log on the embedded
+ *  stores, one transaction on PostgreSQL), their events held until the batch succeeds. Records;
+ *  channels, messages and members; webhooks; secrets. Not the others: collections, fields,
+ *  views and indexes live in the workspace's settings and change its stores' indexes; users
+ *  end sessions and remembered token checks; scenarios start and stop schedules; files write
+ *  bytes to disk; the auth actions (sessions, password changes, recovery mail) act beyond the
+ *  stores. */
+const UNDOABLE: Array<[method: string, path: RegExp]> = [
+  ['POST', /^\/database\/[^/]+$/],
+  ['PUT|PATCH|DELETE', /^\/database\/[^/]+\/(?!(?:fields|views|indexes)$)[^/]+$/i],
+  ['POST', /^\/chats\/channels$/i],
+  ['PUT|PATCH|DELETE', /^\/chats\/(?:channels|messages)\/[^/]+$/i],
+  ['POST', /^\/chats\/(?!channels$|messages$)[^/]+\/(?:messages|members)$/i],
+  ['DELETE', /^\/chats\/(?!channels$|messages$)[^/]+\/members\/[^/]+$/i],
+  ['POST', /^\/(?:webhooks|credentials)$/i],
+  ['PUT|PATCH|DELETE', /^\/(?:webhooks|credentials)\/[^/]+$/i],
+];
+
+function isUndoableWrite(method: string, rest: string): boolean {
+  const path = rest.split('?')[0].replace(/\/+$/, '');
+  return UNDOABLE.some(([methods, re]) => methods.split('|').includes(method) && re.test(path));
 }
 
 interface Result { status: number; body: unknown }
@@ -62,8 +77,8 @@ export function batchRoute(app: Express, ctx: AppContext): RequestHandler {
     if (body.atomic) {
       body.operations.forEach((op, index) => {
         const rest = PATH.exec(op.path)![2] ?? '/';
-        if (op.method !== 'GET' && !isRecordWrite(op.method, rest)) {
-          throw ApiError.badRequest(`Operation ${index} (${op.method} ${op.path}): an atomic batch may change records only (POST /database/{collection}, PUT, PATCH or DELETE /database/{collection}/{id})`, { field: `operations.${index}`, index });
+        if (op.method !== 'GET' && !isUndoableWrite(op.method, rest)) {
+          throw ApiError.badRequest(`Operation ${index} (${op.method} ${op.path}): an atomic batch cannot undo this write; it may change records, channels, messages and members, webhooks and secrets, and read anything`, { field: `operations.${index}`, index, operation: `${op.method} ${op.path}` });
         }
       });
     }

@@ -49,7 +49,7 @@ function v2Components(errorBody: Schema): { schemas: Record<string, Schema>; hea
               },
             },
           },
-          atomic: { type: 'boolean', description: 'All or nothing: the first failing operation undoes every write of the batch (record writes only)' },
+          atomic: { type: 'boolean', description: 'All or nothing: the first failing operation undoes every write of the batch (writes of records, channels, messages, members, webhooks and secrets; another write is a 400)' },
         },
       },
       V2BatchResult: {
@@ -207,7 +207,7 @@ export function buildV2Document(input: DocumentInput): Schema {
     servers: [{ url: `${input.apiBase}/v2`, description: 'The batch endpoint is outside the workspace path' }] as unknown as Schema,
     post: {
       operationId: 'batch', tags: ['meta'], summary: 'Run up to 100 operations of one workspace in order',
-      description: 'Each operation runs as a request of its own with the batch\'s credentials. With `atomic: true` the first failure undoes every write (record writes only) and the answer is that failure, with `details.index`.',
+      description: 'Each operation runs as a request of its own with the batch\'s credentials. With `atomic: true` the first failure undoes every write (it may hold writes of records, channels, messages, members, webhooks and secrets; another write is a 400) and the answer is that failure, with `details.index`.',
       requestBody: { required: true, content: { 'application/json': { schema: ref('V2BatchRequest') } } },
       responses: {
         200: { description: 'Every operation\'s status and answer', headers: RATE_HEADERS, content: { 'application/json': { schema: ref('V2BatchResult') } } },
