@@ -25,7 +25,7 @@ type Handler = Parameters<PgBackend['hear']>[1];
 
 export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: EventBus): Promise<Registry> {
   const { PgWorkspaces } = await import('./pg/workspaces.js');
-  const { EventRelay, SharedLoginLimiter, claimTick } = await import('./pg/coordination.js');
+  const { EventRelay, SharedLoginLimiter, claimTick, liveOrigins } = await import('./pg/coordination.js');
   let registry: Registry | undefined;
   const handlers = new Map<string, Handler>();
   // Relayed messages are handled one after another, in the order they arrive.
@@ -120,6 +120,9 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
   const workspaces = new PgWorkspaces(db, (id) => tell(id, { $control: 'settings' }));
   const backend: PgBackend = {
     db, workspaces, relay,
+    shared: true,
+    origin: relay.origin,
+    liveOrigins: (origins) => liveOrigins(db, origins),
     loginLimiter: config.loginRateLimit === false || config.loginRateLimit <= 0 ? undefined : new SharedLoginLimiter(db, config.loginRateLimit),
     claimTick: (workspace, scenarioId, tick) => claimTick(db, workspace, scenarioId, tick),
     changed: (id, what) => tell(id, { $control: what }),

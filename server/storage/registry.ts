@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { SettingsStore } from './settings-store.js';
 import { Workspace, freshKeys, restrictToOwner, withoutControls, type PgBackend, type WorkspaceSettings, type WorkspaceKeys } from './workspace.js';
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
+import { ALONE, type ProcessLink } from './processes.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
 import type { Doc } from './query.js';
@@ -87,6 +88,9 @@ export class Registry {
   }
 
   get database(): PgBackend | undefined { return this.pg; }
+
+  /** What this process says to the others sharing its stores (processes.ts). */
+  get processes(): ProcessLink { return this.pg ?? ALONE; }
 
   static async load(dataDir: string | undefined, consoleToken: string | undefined, compactEvery: number): Promise<Registry> {
     if (dataDir) {

@@ -14,28 +14,18 @@ import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
 import { recoverSwap } from './embedded/swap.js';
 import type { PgDatabase } from './pg/pg-store.js';
 import type { PgWorkspaces } from './pg/workspaces.js';
-import type { EventRelay, SharedLoginLimiter } from './pg/coordination.js';
+import type { EventRelay } from './pg/coordination.js';
+import { ALONE, type ProcessLink } from './processes.js';
 
 /** The PostgreSQL driver behind a workspace (`--database`): its stores are tables, its settings
  *  and keys a row of homebase_workspaces; its folder holds only uploaded files (`--files`). And
  *  what the processes on the database share (storage/pg-start.ts). */
-export interface PgBackend {
+export interface PgBackend extends ProcessLink {
   db: PgDatabase;
   workspaces: PgWorkspaces;
   relay?: EventRelay;
-  /** Failed logins counted in the database (undefined: the limit is off). */
-  loginLimiter?: SharedLoginLimiter;
-  /** True in exactly one process for a scheduled scenario's tick. */
-  claimTick(workspace: string, scenarioId: string, tick: Date): Promise<boolean>;
   /** Tells the other processes that a workspace was created, deleted or swapped wholesale. */
   changed(workspace: string, what: 'created' | 'deleted' | 'replaced'): void;
-  /** Tells the other processes that something a module keeps in memory changed in a workspace
-   *  (a scenario's schedule): their handler for `topic` (`hear`) runs with `data`. */
-  tell(workspace: string, topic: string, data: unknown): void;
-  /** Handles what the other processes `tell` about `topic`, one message after another; called
-   *  with undefined data when messages may have been missed (the listener was cut and is back):
-   *  then re-read everything the topic keeps in step. */
-  hear(topic: string, handler: (ws: Workspace, data: unknown) => void | Promise<void>): void;
 }
 
 const LOAD_RETRY_MS = 1000;
@@ -135,6 +125,9 @@ export class Workspace {
   }
 
   get inMemory(): boolean { return this.dir === undefined; }
+
+  /** What this process says to the others sharing the workspace's stores (processes.ts). */
+  get processes(): ProcessLink { return this.pg ?? ALONE; }
 
   /** The workspace's time now, in epoch ms: the machine's, unless its clock was set. */
   now(): number { return clockNow(this.settings.data.clock); }

@@ -70,7 +70,7 @@ export async function findOrWait(ctx: AppContext, ws: Workspace, q: StoreQuery, 
     while (result.total === 0 && !gone && Date.now() < until && !stopping.has(ctx)) {
       await new Promise<void>((resolve) => {
         const left = until - Date.now();
-        const timer = setTimeout(done, ws.pg ? Math.min(left, RECHECK_MS) : left);
+        const timer = setTimeout(done, ws.processes.shared ? Math.min(left, RECHECK_MS) : left);
         const off = onEmail(ws, done);
         waking.add(done);
         wake = done;

@@ -22,12 +22,9 @@ interface KeyState {
 /** An attempt admitted by `begin`; `end` it exactly once. */
 export interface Attempt { key: string; /** The database's row of a shared attempt. */ id?: string }
 
-/** The limiter kept in the database (storage/pg/coordination.ts SharedLoginLimiter). */
-export interface SharedLimiter {
-  begin(workspace: string, email: string, now: () => number): Promise<string>;
-  end(id: string, failed: boolean, now: number): Promise<void>;
-  clearWorkspace(workspace: string): Promise<void>;
-}
+/** The counts kept where every process sharing the stores sees them (storage/processes.ts). */
+export type { SharedLoginCounter as SharedLimiter } from '../../storage/processes.js';
+import type { SharedLoginCounter as SharedLimiter } from '../../storage/processes.js';
 
 /** A key `<workspace>\0<email>` as its two parts. */
 function splitKey(key: string): [string, string] {
@@ -40,8 +37,8 @@ export class LoginLimiter {
 
   constructor(private readonly limit: number | false) {}
 
-  /** On PostgreSQL: the counts live in the database, shared by every process (the same rules,
-   *  storage/pg/coordination.ts), and this limiter only hands attempts over. */
+  /** With several processes on one database the counts live there, shared by every process
+   *  (the same rules), and this limiter only hands attempts over. */
   shared?: SharedLimiter;
 
   /** Admits an attempt for `key` (waiting while too many are in flight); throws 429 once the

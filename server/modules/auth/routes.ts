@@ -18,7 +18,7 @@ export function limiterOf(ctx: AppContext): LoginLimiter {
   let limiter = ctx.state.auth.limiter;
   if (!limiter) {
     limiter = new LoginLimiter(ctx.config.loginRateLimit);
-    limiter.shared = ctx.registry.database?.loginLimiter; // on PostgreSQL: one count for every process
+    limiter.shared = ctx.registry.processes.loginLimiter; // several processes on one database: one count for all
     ctx.state.auth.limiter = limiter;
   }
   return limiter;

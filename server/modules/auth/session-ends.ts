@@ -39,7 +39,7 @@ export function sessionsEnded(ws: Workspace, end: SessionEnd): void {
   for (const listener of listeners) {
     try { listener(ws, clean); } catch { /* a listener never fails the call that ended a session */ }
   }
-  ws.pg?.tell(ws.id, SESSION_END_TOPIC, clean);
+  ws.processes.tell(ws.id, SESSION_END_TOPIC, clean);
 }
 
 /** Does an ended-sessions message end this caller's session? */

@@ -40,6 +40,6 @@ export const clockModule: Module = {
   start(ctx: AppContext) {
     // Another process on the same database moved a workspace's clock (its settings, read again
     // before this message arrives, hold the new setting).
-    ctx.registry.database?.hear(CLOCK_TOPIC, (ws) => clockMoved(ctx, ws, false));
+    ctx.registry.processes.hear(CLOCK_TOPIC, (ws) => clockMoved(ctx, ws, false));
   },
 };

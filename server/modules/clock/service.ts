@@ -38,7 +38,7 @@ async function store(ctx: AppContext, ws: Workspace, next: ClockSetting | undefi
   await ws.settings.update((s) => {
     if (next) s.clock = next; else delete s.clock;
   });
-  ws.pg?.tell(ws.id, CLOCK_TOPIC, {});
+  ws.processes.tell(ws.id, CLOCK_TOPIC, {});
   await clockMoved(ctx, ws, true);
   return viewClock(ws.settings.data.clock);
 }

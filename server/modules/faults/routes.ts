@@ -24,7 +24,7 @@ export const faultsModule: Module = {
     router.put('/workspaces/:appId/faults', async (req, res) => {
       const body = parseBody(FaultsBody, req.body);
       await putFaults(req.ws, body);
-      req.ws.pg?.tell(req.ws.id, FAULTS_TOPIC, {});
+      req.ws.processes.tell(req.ws.id, FAULTS_TOPIC, {});
       dropIfRealtime(ctx, req.ws);
       res.json(viewFaults(req.ws));
     });
@@ -37,6 +37,6 @@ export const faultsModule: Module = {
   start(ctx: AppContext) {
     // Another process set a workspace's faults (its settings, read again before this message
     // arrives, hold them); undefined data: messages may have been missed, nothing to drop.
-    ctx.registry.database?.hear(FAULTS_TOPIC, (ws, data) => { if (data) dropIfRealtime(ctx, ws); });
+    ctx.registry.processes.hear(FAULTS_TOPIC, (ws, data) => { if (data) dropIfRealtime(ctx, ws); });
   },
 };

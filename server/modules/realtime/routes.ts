@@ -148,7 +148,7 @@ export const realtimeModule: Module = {
     };
     const unsubscribeEnds = onSessionsEnded((ws, end) => endSessions(ws.id, end, ws));
     // From another process; without data, messages may have been missed: every socket is re-checked.
-    ctx.registry.database?.hear(SESSION_END_TOPIC, async (ws, data) => {
+    ctx.registry.processes.hear(SESSION_END_TOPIC, async (ws, data) => {
       if (data) return endSessions(ws.id, data as SessionEnd);
       await Promise.all(hub.clientsOf(ws.id).map((c) => revalidate(hub, c)));
     });

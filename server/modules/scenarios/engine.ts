@@ -13,7 +13,7 @@ import { ScheduledJob } from './schedule.js';
 import { onClockMove } from '../clock/index.js';
 
 export const SCENARIOS = 'scenarios';
-/** What processes on one database tell each other when a scenario changed (PgBackend.tell). */
+/** What processes on one database tell each other when a scenario changed (ProcessLink.tell). */
 const SCENARIO_TOPIC = 'scenario';
 /** Event-triggered executions one scenario may start per minute; beyond, they are stored as
  *  failed without running. Stops loops the depth bound cannot see (a step calling this server over HTTP). */
@@ -64,7 +64,7 @@ export class ScenarioEngine {
    *  job follows, in this process and, on PostgreSQL, in every other one (`refresh` there). */
   changed(ws: Workspace, scenarioId: string, scenario: ScenarioDoc | undefined): void {
     this.sync(ws, scenarioId, scenario);
-    ws.pg?.tell(ws.id, SCENARIO_TOPIC, { id: scenarioId });
+    ws.processes.tell(ws.id, SCENARIO_TOPIC, { id: scenarioId });
   }
 
   /** Another process changed a scenario: re-read it and schedule it as stored. Messages are
@@ -89,7 +89,7 @@ export class ScenarioEngine {
       // schedules the scenario; one of them claims each tick.
       const job = new ScheduledJob(ws, cron, timezone, async (tick) => {
         if (this.stopped) return;
-        if (ws.pg && !(await ws.pg.claimTick(ws.id, scenarioId, tick))) return;
+        if (!(await ws.processes.claimTick(ws.id, scenarioId, tick))) return;
         const current = (await (await ws.store(SCENARIOS)).get(scenarioId)) as unknown as ScenarioDoc | undefined;
         if (!current?.active || this.stopped) return;
         const { done } = await this.run(ws, current, { trigger: { type: 'schedule', cron, firedAt: tick.toISOString() }, depth: 0, runAs: current.runAs });
@@ -123,7 +123,7 @@ export class ScenarioEngine {
     this.ctx.closers.push(() => this.stop());
     // A move of a workspace's clock: the ticks it passed fire (where it was made).
     onClockMove(this.ctx, (ws, local) => { for (const job of this.jobs.get(ws.id)?.values() ?? []) job.clockMoved(local); });
-    this.ctx.registry.database?.hear(SCENARIO_TOPIC, (ws, data) => (data ? this.refresh(ws, (data as { id: string }).id) : this.load(ws)));
+    this.ctx.registry.processes.hear(SCENARIO_TOPIC, (ws, data) => (data ? this.refresh(ws, (data as { id: string }).id) : this.load(ws)));
     await this.ctx.registry.listen({
       opened: async (ws) => { await failInterrupted(ws); await this.load(ws); },
       closing: async (ws) => { this.unload(ws.id); await this.runner.interrupt({ wsId: ws.id }, 'Interrupted: the workspace is closing'); },

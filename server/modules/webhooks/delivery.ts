@@ -124,7 +124,7 @@ export class Deliverer {
     const doc: DeliveryDoc = {
       _id: options.id ?? newId(), webhookId, eventId: event.id, event: boundedEnvelope(event), attempt: 1, nextAttemptAt: ws.now(),
       ...(options.test ? { test: true } : {}), ...(options.redeliveryOf ? { redeliveryOf: options.redeliveryOf } : {}),
-      ...(ws.pg?.relay ? { owner: ws.pg.relay.origin } : {}), createdAt: ws.nowIso(),
+      ...(ws.processes.origin ? { owner: ws.processes.origin } : {}), createdAt: ws.nowIso(),
     };
     const deliveries = await ws.store(DELIVERIES);
     try {
@@ -148,7 +148,7 @@ export class Deliverer {
    *  this process's, under its lock so that two live processes never both claim one, and is
    *  scheduled here. Its event id (`webhook-id`) stays the same. */
   async takeOver(ws: Workspace, isGone: (owners: string[]) => Promise<Set<string>>): Promise<number> {
-    const me = ws.pg?.relay?.origin;
+    const me = ws.processes.origin;
     if (this.stopped || !me) return 0;
     const deliveries = await ws.store(DELIVERIES);
     const others = ((await deliveries.all()) as unknown as DeliveryDoc[]).filter((d) => d.owner !== me && !this.timers.has(`${ws.id}\u0000${d._id}`));

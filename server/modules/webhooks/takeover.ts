@@ -1,6 +1,6 @@
 // Several processes on one PostgreSQL database: a pending webhook delivery belongs to the process
 // that scheduled it (its `owner`, the process's relay origin). Each process holds a sign of life
-// in the database for as long as its listening connection lives (storage/pg/coordination.ts
+// in the database for as long as its listening connection lives (the registry's processes,
 // liveOrigins); every few seconds each process takes over the pending deliveries whose owner has
 // none (the process died, or lost its connection), so every acknowledged event's deliveries are
 // made while any process is up. A delivery keeps its event id (`webhook-id`), so a receiver
@@ -14,9 +14,8 @@ import type { Deliverer } from './delivery.js';
 export const TAKEOVER_INTERVAL_MS = 2000;
 
 export async function startTakeover(ctx: AppContext, deliverer: Deliverer): Promise<void> {
-  const backend = ctx.registry.database;
-  if (!backend?.relay) return;
-  const { liveOrigins } = await import('../../storage/pg/coordination.js');
+  const processes = ctx.registry.processes;
+  if (!processes.shared || !processes.origin) return;
   let running = false;
   const sweep = async () => {
     if (running) return;
@@ -26,7 +25,7 @@ export async function startTakeover(ctx: AppContext, deliverer: Deliverer): Prom
         const ws = ctx.registry.get(_id);
         if (!ws || ws.busy) continue;
         const taken = await deliverer.takeOver(ws, async (owners) => {
-          const live = await liveOrigins(backend.db, owners.filter(Boolean));
+          const live = await processes.liveOrigins(owners.filter(Boolean));
           return new Set(owners.filter((o) => !live.has(o)));
         });
         if (taken) logger.info({ workspace: ws.id, deliveries: taken }, 'took over webhook deliveries left by a process that is gone');

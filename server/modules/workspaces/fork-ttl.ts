@@ -108,7 +108,7 @@ export async function startExpiries(ctx: AppContext): Promise<void> {
   onClockMove(ctx, (ws) => { const s = ctx.state.workspaces.sweeper; if (s?.tracked.has(ws)) arm(s); });
   await ctx.registry.listen({
     opened: async (ws) => {
-      if (ws.inMemory && !ws.pg) return; // nothing saved in memory
+      if (ws.inMemory) return; // nothing saved in memory
       const saved = await ws.readExpiry<Saved>().catch(() => undefined);
       if (saved && Number.isFinite(saved.deadline) && saved.ttl > 0) adopt(ctx, ws, saved);
     },
