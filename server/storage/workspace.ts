@@ -16,6 +16,9 @@ import type { PgDatabase } from './pg/pg-store.js';
 import type { PgWorkspaces } from './pg/workspaces.js';
 import type { EventRelay } from './pg/coordination.js';
 import { ALONE, type ProcessLink } from './processes.js';
+import type { WorkspaceBackend } from './workspace-backend.js';
+import { EmbeddedWorkspaceBackend } from './embedded/workspace-backend.js';
+import { PgWorkspaceBackend } from './pg/workspace-backend.js';
 
 /** The PostgreSQL driver behind a workspace (`--database`): its stores are tables, its settings
  *  and keys a row of homebase_workspaces; its folder holds only uploaded files (`--files`). And
@@ -84,6 +87,8 @@ export class Workspace {
   /** Told when the workspace's clock was set, moved or returned to real time: `local` when the
    *  change was made in this process (false: another process on the same database made it). */
   readonly clockListeners = new Set<(local: boolean) => void | Promise<void>>();
+  /** The engine's side of the workspace as a whole: capture and swap (workspace-backend.ts). */
+  readonly backend: WorkspaceBackend;
 
   private constructor(
     readonly id: string,
@@ -93,7 +98,9 @@ export class Workspace {
     readonly compactEvery: number,
     /** Set on PostgreSQL; undefined for the embedded stores. */
     readonly pg?: PgBackend,
-  ) {}
+  ) {
+    this.backend = pg ? new PgWorkspaceBackend(this, pg) : new EmbeddedWorkspaceBackend(this);
+  }
 
   /** A workspace on PostgreSQL: settings and keys from its row, uploaded files under `dir`. */
   static async openPg(id: string, pg: PgBackend, dir: string, keys: WorkspaceKeys, init: { name: string; createdAt: string }): Promise<Workspace> {
