@@ -6,7 +6,11 @@
 // a shared file of the layer (`modules/*.ts`) or the app imports that file only, never the
 // module's other files. `users` (the accounts) and `auth` (signing in with one) do not import each
 // other: auth uses users, and what users needs of auth comes through the context.
-// Tests and the test harness may import anything.
+// The modules and the v2 face are blind to the storage engine: they use the store and workspace
+// interfaces of storage/ only, never a file of storage/embedded/ or storage/pg/ (their tests
+// neither), and no source of theirs reaches for the PostgreSQL driver (`ws.pg`,
+// `registry.database`).
+// Otherwise tests and the test harness may import anything.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +70,27 @@ function reachesPastFace(list: Array<{ file: string; spec: string; target: strin
   }).map(({ file, spec }) => `${relative(SERVER, file)} imports ${spec}`);
 }
 
+const ENGINES = [join(SERVER, 'storage', 'embedded'), join(SERVER, 'storage', 'pg')];
+const ENGINE_BLIND = [MODULES, join(SERVER, 'v2')];
+/** Naming the PostgreSQL driver in code: a workspace's or the registry's handle on it. */
+const NAMES_PG = /\.pg\b|\bregistry\.database\b|\bPg(?:Backend|Database)\b/;
+
+/** Every .ts file under `dir`, tests included. */
+function allFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    return e.isDirectory() ? allFiles(path) : /\.ts$/.test(e.name) ? [path] : [];
+  });
+}
+
+const inside = (dir: string, file: string) => !relative(dir, file).startsWith('..');
+
+/** The imports of the modules and the v2 face that reach into an engine's folder. */
+function engineImports(list: Array<{ file: string; spec: string; target: string }>): string[] {
+  return list.filter(({ file, target }) => ENGINE_BLIND.some((d) => inside(d, file)) && ENGINES.some((d) => inside(d, target)))
+    .map(({ file, spec }) => `${relative(SERVER, file)} imports ${spec}`);
+}
+
 /** The imports from module `a` into module `b` (any file of it, its face too). */
 function importsBetween(list: Array<{ file: string; target: string }>, a: string, b: string): string[] {
   return list.filter(({ file, target }) => moduleOf(file) === a && moduleOf(target) === b)
@@ -123,6 +148,31 @@ describe('layers', () => {
     const folders = readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     expect(folders.length).toBeGreaterThan(10);
     expect(folders.filter((m) => !files.includes(join(MODULES, m, 'index.ts')))).toEqual([]);
+  });
+
+  it('the modules and the v2 face import no storage engine (storage/embedded, storage/pg), tests included', () => {
+    const all = ENGINE_BLIND.flatMap((d) => allFiles(d));
+    expect(all.length).toBeGreaterThan(100);
+    expect(engineImports(edges(all))).toEqual([]);
+  });
+
+  it('no source of the modules or the v2 face names the PostgreSQL driver', () => {
+    const wrong = files.filter((f) => ENGINE_BLIND.some((d) => inside(d, f)))
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((line, i) => ({ line, at: `${relative(SERVER, f)}:${i + 1}` })))
+      .filter(({ line }) => NAMES_PG.test(line.replace(/\/\/.*$|^\s*\*.*$/, '')))
+      .map(({ at, line }) => `${at}: ${line.trim()}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('the engine checks see an engine import and a use of the driver', () => {
+    const file = join(MODULES, 'workspaces', 'state.ts');
+    const embedded = { file, spec: '../../storage/embedded/swap.js', target: join(SERVER, 'storage', 'embedded', 'swap.ts') };
+    const pgFile = { file: join(SERVER, 'v2', 'batch.ts'), spec: '../storage/pg/pg-store.js', target: join(SERVER, 'storage', 'pg', 'pg-store.ts') };
+    const neutral = { file, spec: '../../storage/store.js', target: join(SERVER, 'storage', 'store.ts') };
+    const storageItself = { file: join(SERVER, 'storage', 'workspace.ts'), spec: './pg/workspaces.js', target: join(SERVER, 'storage', 'pg', 'workspaces.ts') };
+    expect(engineImports([embedded, pgFile, neutral, storageItself])).toEqual(['modules/workspaces/state.ts imports ../../storage/embedded/swap.js', 'v2/batch.ts imports ../storage/pg/pg-store.js']);
+    expect(['if (ws.pg) return', 'ws.pg?.tell(ws.id, T, {})', 'ctx.registry.database?.hear(T, h)'].every((l) => NAMES_PG.test(l))).toBe(true);
+    expect(['ws.processes.tell(ws.id, T, {})', "const page = 'pg';"].some((l) => NAMES_PG.test(l))).toBe(false);
   });
 
   it('users and auth do not import each other: users imports nothing of auth', () => {

@@ -21,7 +21,36 @@ export interface SwapFilesPlan {
   put: Array<{ path: string; src: { data: Buffer | string } | { path: string } }>;
 }
 
+/** How a snapshot kept by the engine is taken. */
+export interface KeptSnapshotOptions<I> {
+  overwrite?: boolean;
+  /** Stores left out (sessions outlive restores). */
+  skip?: ReadonlySet<string>;
+  /** A folder, named by the caller, holding what lives outside the engine (file copies). */
+  filesDir?: string;
+  /** The figures to keep with the snapshot (the API answers with them). */
+  describe?: (counts: Record<string, number>, settings: WorkspaceSettings | null) => I;
+  /** Settings keys that are not content (the clock, the faults): left out of the snapshot, and
+   *  kept as they are by a restore. */
+  keepSettings?: readonly string[];
+}
+
+/** Snapshots an engine keeps itself, one list for every process sharing it. A name taken fails
+ *  with UniqueViolationError, an unknown one with NotFoundError (storage/errors.ts). */
+export interface KeptSnapshots {
+  has(name: string): Promise<boolean>;
+  take<I>(name: string, options: KeptSnapshotOptions<I>): Promise<{ createdAt: string; info: I | null; replacedFilesDir: string | null }>;
+  restore<I>(name: string, options: { skip?: ReadonlySet<string>; keepSettings?: readonly string[] }): Promise<{ createdAt: string; settings: WorkspaceSettings | null; info: I | null; filesDir: string | null }>;
+  list<I>(): Promise<Array<{ name: string; createdAt: string; info: I | null }>>;
+  /** Resolves to the files folder the snapshot named (for the caller to remove). */
+  delete(name: string): Promise<string | null>;
+}
+
 export interface WorkspaceBackend {
+  /** Snapshots the engine keeps itself (PostgreSQL: table copies in the database, seen by every
+   *  process). Undefined: the workspaces module keeps them (in memory, and in the workspace
+   *  folder on disk) from captured states. */
+  readonly snapshots?: KeptSnapshots;
   /** Every store's documents but those of `skip`, at one moment of the workspace. `copyDocs`
    *  false may hand out the stored documents themselves (read them, never change them); true
    *  gives copies that later writes cannot touch. */

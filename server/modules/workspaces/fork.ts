@@ -19,7 +19,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { OPERATIONAL_STORES } from './dump-format.js';
 import { exclusive } from './state.js';
 import { applyFiles, fileSetIn, filesDirOf, listFiles } from './files.js';
-import { pgSnapshotFiles, snapshotContent } from './snapshots.js';
+import { keptSnapshotFiles, snapshotContent } from './snapshots.js';
 import { MAX_TTL_SECONDS, trackExpiry } from './fork-ttl.js';
 
 export const ForkBody = z.object({
@@ -53,7 +53,7 @@ export async function forkWorkspace(ctx: AppContext, source: Workspace, input: F
   const ws = await exclusive(source, async () => {
     let snapshot: Parameters<typeof ctx.registry.fork>[2]['snapshot'];
     let files: (fork: Workspace, snapshotFilesDir?: string | null) => Promise<void>;
-    if (input.snapshot !== undefined && !source.pg) {
+    if (input.snapshot !== undefined && !source.backend.snapshots) {
       const state = await snapshotContent(source, input.snapshot);
       snapshot = state;
       files = async (fork) => { if (state.files?.size) await applyFiles(ctx, fork, state.files); };
@@ -61,7 +61,7 @@ export async function forkWorkspace(ctx: AppContext, source: Workspace, input: F
       snapshot = input.snapshot;
       files = async (fork, snapshotFilesDir) => {
         if (snapshotFilesDir) {
-          const set = await fileSetIn(pgSnapshotFiles(source, snapshotFilesDir));
+          const set = await fileSetIn(keptSnapshotFiles(source, snapshotFilesDir));
           if (set.size) await applyFiles(ctx, fork, set);
         } else if (input.snapshot === undefined) {
           await copyFiles(ctx, source, fork);

@@ -1,8 +1,9 @@
 // Named snapshots of a workspace: taken and restored whole. Held in memory for speed; a disk
 // workspace also keeps each one under `<workspace>/snapshots/<name>/` (state.jsonl, files/,
-// meta.json written last as the commit mark), so they survive a restart. On PostgreSQL they live
-// in the database itself (storage/pg/snapshots.ts: table copies and the settings, one list for
-// every process), with the uploaded files copied under `<files>/<workspace>/snapshots/<uuid>/`.
+// meta.json written last as the commit mark), so they survive a restart. Where the engine keeps
+// snapshots itself (PostgreSQL: table copies and the settings in the database, one list for
+// every process; storage/workspace-backend.ts KeptSnapshots), the module asks it, and copies the
+// uploaded files under `<files>/<workspace>/snapshots/<uuid>/`.
 import model from '@seald-io/nedb/lib/model.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
@@ -13,9 +14,8 @@ import type { Doc } from '../../storage/query.js';
 import { CONTROL_SETTINGS, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
 import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';
-// The PostgreSQL snapshots (and the pg client under them) are loaded on a database only.
-const pgSnapshots = () => import('../../storage/pg/snapshots.js');
 import { NotFoundError, UniqueViolationError } from '../../storage/errors.js';
+import type { KeptSnapshots } from '../../storage/workspace-backend.js';
 
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -61,9 +61,9 @@ function catalog(ws: Workspace): Promise<Map<string, Entry>> {
 }
 
 export async function listSnapshots(ws: Workspace): Promise<SnapshotInfo[]> {
-  if (ws.pg) {
-    const { listDbSnapshots } = await pgSnapshots();
-    return (await listDbSnapshots<Omit<SnapshotInfo, 'name' | 'createdAt'>>(ws.pg.db, ws.id))
+  const kept = ws.backend.snapshots;
+  if (kept) {
+    return (await kept.list<Omit<SnapshotInfo, 'name' | 'createdAt'>>())
       .map((e) => ({ name: e.name, createdAt: e.createdAt, records: 0, collections: 0, users: 0, files: 0, ...e.info }));
   }
   return [...(await catalog(ws)).values()].map((e) => e.info).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
@@ -87,7 +87,8 @@ function assertName(name: string): void {
 /** Takes a snapshot; 409 when the name is taken, unless `overwrite`. */
 export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overwrite = false): Promise<SnapshotInfo> {
   assertName(name);
-  if (ws.pg) return exclusive(ws, () => takePg(ctx, ws, name, overwrite));
+  const kept = ws.backend.snapshots;
+  if (kept) return exclusive(ws, () => takeKept(ctx, ws, kept, name, overwrite));
   return exclusive(ws, async () => {
     const snaps = await catalog(ws);
     if (snaps.has(name) && !overwrite) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
@@ -110,7 +111,8 @@ export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overw
 
 /** Restores a snapshot: 404 when there is none by that name. */
 export function restoreSnapshot(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
-  if (ws.pg) return exclusive(ws, () => restorePg(ctx, ws, name));
+  const kept = ws.backend.snapshots;
+  if (kept) return exclusive(ws, () => restoreKept(ctx, ws, kept, name));
   return exclusive(ws, async () => {
     const entry = (await catalog(ws)).get(name);
     if (!entry) throw ApiError.notFound('Snapshot', name);
@@ -130,17 +132,16 @@ export async function snapshotContent(ws: Workspace, name: string): Promise<Work
   return entry.state;
 }
 
-/** Where a PostgreSQL snapshot keeps its copies of the uploaded files (its recorded folder). */
-export const pgSnapshotFiles = (ws: Workspace, filesDir: string) => join(pgFilesFolder(ws, filesDir), 'files');
+/** Where a snapshot kept by the engine has its copies of the uploaded files (its recorded folder). */
+export const keptSnapshotFiles = (ws: Workspace, filesDir: string) => join(keptFilesFolder(ws, filesDir), 'files');
 
 export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
-  if (ws.pg) {
-    const db = ws.pg.db;
+  const kept = ws.backend.snapshots;
+  if (kept) {
     return exclusive(ws, async () => {
-      const { deleteDbSnapshot } = await pgSnapshots();
-      const filesDir = await pgErrors(name, () => deleteDbSnapshot(db, ws.id, name));
-      if (filesDir) pgFileSets.delete(join(pgFilesFolder(ws, filesDir), 'files'));
-      if (filesDir) await rm(pgFilesFolder(ws, filesDir), { recursive: true, force: true });
+      const filesDir = await keptErrors(name, () => kept.delete(name));
+      if (filesDir) keptFileSets.delete(join(keptFilesFolder(ws, filesDir), 'files'));
+      if (filesDir) await rm(keptFilesFolder(ws, filesDir), { recursive: true, force: true });
     });
   }
   return exclusive(ws, async () => {
@@ -187,19 +188,19 @@ async function readSnapshot(folder: string): Promise<WorkspaceState> {
   return { settings, stores, files: await fileSetIn(join(folder, 'files')) };
 }
 
-// ---- On PostgreSQL ----
+// ---- Kept by the engine ----
 
 type Figures = Omit<SnapshotInfo, 'name' | 'createdAt'>;
 
-/** A PostgreSQL snapshot's copies of the uploaded files (folder named by a fresh uuid, so that
+/** A kept snapshot's copies of the uploaded files (folder named by a fresh uuid, so that
  *  overwriting a snapshot never touches the folder of the one it replaces until it committed). */
-const pgFilesFolder = (ws: Workspace, filesDir: string) => join(ws.dir!, 'snapshots', filesDir);
+const keptFilesFolder = (ws: Workspace, filesDir: string) => join(ws.dir!, 'snapshots', filesDir);
 
 /** File sets by folder, kept so that a restore rewrites only the files changed since the last. */
-const pgFileSets = new Map<string, FileSet>();
+const keptFileSets = new Map<string, FileSet>();
 
 /** The store layer's errors as the API's (409 name taken, 404 unknown snapshot). */
-async function pgErrors<T>(name: string, fn: () => Promise<T>): Promise<T> {
+async function keptErrors<T>(name: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
@@ -209,18 +210,16 @@ async function pgErrors<T>(name: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: boolean): Promise<SnapshotInfo> {
-  const db = ws.pg!.db;
-  // The cheap refusal first: no files copied for a name that is taken (the transaction checks again).
-  const { hasDbSnapshot, takeDbSnapshot } = await pgSnapshots();
-  if (!overwrite && await hasDbSnapshot(db, ws.id, name)) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
+async function takeKept(ctx: AppContext, ws: Workspace, kept: KeptSnapshots, name: string, overwrite: boolean): Promise<SnapshotInfo> {
+  // The cheap refusal first: no files copied for a name that is taken (the engine checks again).
+  if (!overwrite && await kept.has(name)) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
   const filesDir = randomUUID();
-  const folder = pgFilesFolder(ws, filesDir);
+  const folder = keptFilesFolder(ws, filesDir);
   // Quiet in this process while the files are copied and the tables with them.
   return whileBusy(ws, async () => {
     try {
       await copyFilesTo(ctx, ws, join(folder, 'files'));
-      const snap = await pgErrors(name, () => takeDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, {
+      const snap = await keptErrors(name, () => kept.take<Figures>(name, {
         overwrite, skip: UNTOUCHED_STORES, filesDir, keepSettings: CONTROL_SETTINGS,
         describe: (counts, settings) => {
           let records = 0;
@@ -228,7 +227,7 @@ async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: b
           return { records, collections: settings?.collections.length ?? 0, users: counts.users ?? 0, files: counts.files ?? 0 };
         },
       }));
-      if (snap.replacedFilesDir) await rm(pgFilesFolder(ws, snap.replacedFilesDir), { recursive: true, force: true });
+      if (snap.replacedFilesDir) await rm(keptFilesFolder(ws, snap.replacedFilesDir), { recursive: true, force: true });
       return { name, createdAt: snap.createdAt, ...snap.info! };
     } catch (err) {
       await rm(folder, { recursive: true, force: true });
@@ -237,16 +236,14 @@ async function takePg(ctx: AppContext, ws: Workspace, name: string, overwrite: b
   });
 }
 
-async function restorePg(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
-  const db = ws.pg!.db;
+async function restoreKept(ctx: AppContext, ws: Workspace, kept: KeptSnapshots, name: string): Promise<SnapshotInfo> {
   return whileBusy(ws, async () => {
-    const { restoreDbSnapshot } = await pgSnapshots();
-    const out = await pgErrors(name, () => restoreDbSnapshot<WorkspaceSettings, Figures>(db, ws.id, name, { skip: UNTOUCHED_STORES, keepSettings: CONTROL_SETTINGS }));
+    const out = await keptErrors(name, () => kept.restore<Figures>(name, { skip: UNTOUCHED_STORES, keepSettings: CONTROL_SETTINGS }));
     if (out.settings && JSON.stringify(out.settings) !== JSON.stringify(ws.settings.data)) ws.settings.adopt(out.settings);
     if (out.filesDir) {
-      const folder = join(pgFilesFolder(ws, out.filesDir), 'files');
-      let set = pgFileSets.get(folder);
-      if (!set) { set = await fileSetIn(folder); pgFileSets.set(folder, set); }
+      const folder = join(keptFilesFolder(ws, out.filesDir), 'files');
+      let set = keptFileSets.get(folder);
+      if (!set) { set = await fileSetIn(folder); keptFileSets.set(folder, set); }
       await applyFiles(ctx, ws, set);
     }
     await ctx.registry.notifyReplaced(ws);

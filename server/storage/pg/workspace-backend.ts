@@ -1,11 +1,16 @@
 // A workspace's whole content on PostgreSQL: captured by reading every store table, swapped in
 // one transaction (the stores and the settings; workspaces.ts swap).
 import type { Doc } from '../query.js';
-import type { SwapFiles, WorkspaceBackend } from '../workspace-backend.js';
+import type { KeptSnapshots, SwapFiles, WorkspaceBackend } from '../workspace-backend.js';
+import { keptSnapshots } from './kept-snapshots.js';
 import type { PgBackend, Workspace, WorkspaceSettings } from '../workspace.js';
 
 export class PgWorkspaceBackend implements WorkspaceBackend {
-  constructor(private readonly ws: Workspace, private readonly pg: PgBackend) {}
+  readonly snapshots: KeptSnapshots;
+
+  constructor(private readonly ws: Workspace, private readonly pg: PgBackend) {
+    this.snapshots = keptSnapshots(pg.db, ws.id);
+  }
 
   async captureStores(skip: ReadonlySet<string>): Promise<Map<string, Doc[]>> {
     const stores = new Map<string, Doc[]>();
