@@ -82,9 +82,9 @@ describe('server host', () => {
       expect(err).toBeInstanceOf(ServerStartError);
       expect((err as ServerStartError).failure).toMatchObject({ kind: 'folder-locked', path: join(dir, 'data') });
       expect((err as ServerStartError).failure.message).toMatch(/in use by another Homebase server/);
-      await new Promise((r) => setTimeout(r, 200));
+      // The process has exited once the host no longer runs it (the crash check runs at that exit).
+      await vi.waitFor(() => expect(host.running).toBe(false));
       expect(crashed).not.toHaveBeenCalled(); // a refused start is not a crash
-      expect(host.running).toBe(false);
       expect((await fetch(`${other.url}/health`)).status).toBe(200);
     } finally { await other.close(); }
   });
