@@ -4,25 +4,37 @@ import { useMutation, useQueryClient, type QueryKey, type UseMutationOptions } f
 
 export type MutationOptions<TData, TVars> = Omit<UseMutationOptions<TData, Error, TVars>, 'mutationFn'>;
 
-/** A mutation that invalidates `stale(vars, data)` once it succeeded (`settled: true`: once it
- *  ended, failed or not, for writes of several requests where some may have gone through). */
+/** How a mutation makes its keys stale. */
+export interface Staleness {
+  /** Once it ended, failed or not (writes of several requests, some of which may have gone
+   *  through), instead of once it succeeded. */
+  settled?: boolean;
+  /** The caller's onSuccess runs once the stale queries are fetched again (it shows what they
+   *  hold), instead of at once. */
+  refetchFirst?: boolean;
+}
+
+/** A mutation that invalidates `stale(vars)` once it succeeded (see Staleness). */
 export function useWriteMutation<TData, TVars>(
   mutationFn: (vars: TVars) => Promise<TData>,
   stale: (vars: TVars) => readonly QueryKey[],
   { onSuccess, onSettled, ...options }: MutationOptions<TData, TVars> = {},
-  settled = false,
+  { settled = false, refetchFirst = false }: Staleness = {},
 ) {
   const qc = useQueryClient();
-  const invalidate = (vars: TVars) => { for (const queryKey of stale(vars)) void qc.invalidateQueries({ queryKey }); };
+  const invalidate = (vars: TVars) => Promise.all(stale(vars).map((queryKey) => qc.invalidateQueries({ queryKey })));
   return useMutation<TData, Error, TVars>({
     mutationFn,
     ...options,
-    onSuccess: (...args) => {
-      if (!settled) invalidate(args[1]);
+    onSuccess: async (...args) => {
+      if (!settled) {
+        const done = invalidate(args[1]);
+        if (refetchFirst) await done;
+      }
       return onSuccess?.(...args);
     },
     onSettled: (...args) => {
-      if (settled) invalidate(args[2]);
+      if (settled) void invalidate(args[2]);
       return onSettled?.(...args);
     },
   });

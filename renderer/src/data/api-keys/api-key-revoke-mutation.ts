@@ -9,5 +9,5 @@ export async function revokeApiKey(appId: string, id: string): Promise<void> {
 }
 
 export function useApiKeyRevokeMutation(appId: string, options?: MutationOptions<void, string>) {
-  return useWriteMutation((id: string) => revokeApiKey(appId, id), () => [keys.apiKeys(appId)], options, true);
+  return useWriteMutation((id: string) => revokeApiKey(appId, id), () => [keys.apiKeys(appId)], options, { settled: true });
 }

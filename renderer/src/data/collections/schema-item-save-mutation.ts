@@ -2,7 +2,7 @@
 // holds all three) is stale after it.
 import { enc, workspaceApi } from '../../api/client';
 import { keys } from '../keys';
-import { useWriteMutation, type MutationOptions } from '../mutation';
+import { useWriteMutation, type MutationOptions, type Staleness } from '../mutation';
 
 export type SchemaPart = 'fields' | 'views' | 'indexes';
 
@@ -13,6 +13,6 @@ export function saveSchemaItem<T = unknown>(appId: string, collection: string, p
     : workspaceApi<T>(appId, `/database/${enc(collection)}/${part}`, { method: 'POST', body });
 }
 
-export function useSchemaSaveMutation<T = unknown>(appId: string, collection: string, part: SchemaPart, id: string | undefined, options?: MutationOptions<T, Record<string, unknown>>) {
-  return useWriteMutation((body: Record<string, unknown>) => saveSchemaItem<T>(appId, collection, part, id, body), () => [keys.collection(appId, collection)], options);
+export function useSchemaSaveMutation<T = unknown>(appId: string, collection: string, part: SchemaPart, id: string | undefined, options?: MutationOptions<T, Record<string, unknown>>, staleness?: Staleness) {
+  return useWriteMutation((body: Record<string, unknown>) => saveSchemaItem<T>(appId, collection, part, id, body), () => [keys.collection(appId, collection)], options, staleness);
 }

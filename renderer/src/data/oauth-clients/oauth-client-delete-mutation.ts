@@ -9,5 +9,5 @@ export async function deleteOAuthClient(appId: string, id: string): Promise<void
 }
 
 export function useOAuthClientDeleteMutation(appId: string, options?: MutationOptions<void, string>) {
-  return useWriteMutation((id: string) => deleteOAuthClient(appId, id), () => [keys.oauthClients(appId)], options, true);
+  return useWriteMutation((id: string) => deleteOAuthClient(appId, id), () => [keys.oauthClients(appId)], options, { settled: true });
 }

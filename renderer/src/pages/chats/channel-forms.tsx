@@ -1,16 +1,14 @@
 // The channel dialogs' contents: create or rename (name and description) and delete (with the
 // confirmation naming what goes with the channel).
 import { useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
-import { workspaceApiAs } from '../../api/act-as';
+import { ApiError } from '../../api/client';
 import { ErrorBox } from '../../components/error-box';
 import { TextField } from '../../components/text-field';
+import { useChannelSaveMutation } from '../../data/chats/channel-save-mutation';
+import { useChannelDeleteMutation } from '../../data/chats/channel-delete-mutation';
+import type { Channel } from '../../data/types';
 
-export interface Channel {
-  _id: string; name: string; type: 'group' | 'direct'; description?: string;
-  members: string[]; _owner: string; createdAt: string; updatedAt: string;
-}
+export type { Channel };
 
 export const channelTitle = (c: Pick<Channel, 'name' | 'type' | '_id'>) => c.name || (c.type === 'direct' ? 'Direct channel' : c._id);
 
@@ -18,18 +16,10 @@ export const channelTitle = (c: Pick<Channel, 'name' | 'type' | '_id'>) => c.nam
 export function ChannelForm({ appId, channel, actAs, onDone }: { appId: string; channel?: Channel; actAs?: string; onDone: (c: Channel) => void }) {
   const [name, setName] = useState(channel?.name ?? '');
   const [description, setDescription] = useState(channel?.description ?? '');
-  const save = useMutation({
-    mutationFn: () => {
-      const body = { name, ...(description || channel?.description ? { description } : {}) };
-      return channel
-        ? workspaceApiAs<Channel>(appId, actAs, `/chats/channels/${enc(channel._id)}`, { method: 'PATCH', body })
-        : workspaceApi<Channel>(appId, '/chats/channels', { method: 'POST', body: { ...body, type: 'group' } });
-    },
-    onSuccess: onDone,
-  });
+  const save = useChannelSaveMutation(appId, actAs, { onSuccess: onDone });
   const errs = save.error instanceof ApiError ? save.error.fieldErrors() : {};
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); save.mutate(); }} noValidate>
+    <form className="form" onSubmit={(e) => { e.preventDefault(); save.mutate({ id: channel?._id, body: { name, ...(description || channel?.description ? { description } : {}) } }); }} noValidate>
       <TextField label="Name" value={name} onChange={setName} error={errs.name} required={channel?.type !== 'direct'} />
       <TextField label="Description" value={description} onChange={setDescription} error={errs.description} />
       {channel ? null : <p className="muted small">A group channel. You (the workspace admin) become its owner and first member; add others next.</p>}
@@ -42,12 +32,12 @@ export function ChannelForm({ appId, channel, actAs, onDone }: { appId: string; 
 }
 
 export function DeleteChannel({ appId, channel, actAs, onDone }: { appId: string; channel: Channel; actAs?: string; onDone: () => void }) {
-  const del = useMutation({ mutationFn: () => workspaceApiAs(appId, actAs, `/chats/channels/${enc(channel._id)}`, { method: 'DELETE' }), onSuccess: onDone });
+  const del = useChannelDeleteMutation(appId, actAs, { onSuccess: onDone });
   return (
     <div className="stack">
       <p>Delete <strong>{channelTitle(channel)}</strong>? All its messages are deleted with it, and its members stop receiving it at once. This cannot be undone.</p>
       <ErrorBox error={del.error} />
-      <div className="form-actions"><button type="button" className="danger" disabled={del.isPending} onClick={() => del.mutate()}>Delete channel</button></div>
+      <div className="form-actions"><button type="button" className="danger" disabled={del.isPending} onClick={() => del.mutate(channel._id)}>Delete channel</button></div>
     </div>
   );
 }

@@ -2,19 +2,13 @@
 // name and paged through the API's list parameters, with the "New channel" dialog.
 import { useState } from 'react';
 import { NavLink, useNavigate } from 'react-router';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { useQueryClient } from '@tanstack/react-query';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
-import type { ListResponse } from '../../../../server/shared/models';
-import { ChannelForm, channelTitle, type Channel } from './channel-forms';
-
-export const channelKeys = {
-  all: (appId: string) => keys.list(appId, 'channels'),
-  one: (appId: string, id: string, actAs?: string) => keys.list(appId, 'channels', 'one', id, actAs ?? ''),
-};
+import { useChannelsQuery } from '../../data/chats/channels-query';
+import { invalidateChannels } from '../../data/chats/channel-query';
+import { ChannelForm, channelTitle } from './channel-forms';
 
 export function ChannelList({ appId }: { appId: string }) {
   const qc = useQueryClient();
@@ -23,12 +17,7 @@ export function ChannelList({ appId }: { appId: string }) {
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
   const limit = 25;
-  const query = { limit, offset, sort: 'name', ...(search ? { 'filter[name][$contains]': search } : {}) };
-  const list = useQuery({
-    queryKey: [...channelKeys.all(appId), 'list', query],
-    queryFn: () => workspaceApi<ListResponse<Channel>>(appId, '/chats/channels', { query }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useChannelsQuery(appId, { limit, offset, search });
   return (
     <section className="channel-list stack" aria-labelledby="channels-h">
       <div className="row">
@@ -55,7 +44,7 @@ export function ChannelList({ appId }: { appId: string }) {
         {creating ? (
           <ChannelForm appId={appId} onDone={(c) => {
             setCreating(false);
-            void qc.invalidateQueries({ queryKey: channelKeys.all(appId) });
+            void invalidateChannels(qc, appId);
             navigate(`/app/${appId}/chats/${c._id}`);
           }} />
         ) : null}

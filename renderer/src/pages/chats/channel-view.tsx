@@ -2,13 +2,12 @@
 // members. "Act as" lives in the query string (`?as=<userId>`), so a reload or a link keeps it.
 import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
-import { workspaceApiAs } from '../../api/act-as';
+import { useQueryClient } from '@tanstack/react-query';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
-import { ChannelForm, DeleteChannel, channelTitle, type Channel } from './channel-forms';
-import { channelKeys } from './channel-list';
+import { useAdminMeQuery } from '../../data/chats/admin-me-query';
+import { forgetChannel, invalidateChannels, useChannelQuery } from '../../data/chats/channel-query';
+import { ChannelForm, DeleteChannel, channelTitle } from './channel-forms';
 import { MembersPanel } from './members-panel';
 import { MessagesPanel } from './messages-panel';
 import { useUserLabels, userLabel } from './use-user-labels';
@@ -21,18 +20,11 @@ export function ChannelView({ appId, channelId }: { appId: string; channelId: st
   const [dialog, setDialog] = useState<'rename' | 'delete' | null>(null);
   const setActAs = (id: string | undefined) => setParams(id ? { as: id } : {});
 
-  const me = useQuery({
-    queryKey: [...channelKeys.all(appId), 'admin-me'],
-    queryFn: () => workspaceApi<{ _id: string; email: string }>(appId, '/auth/me'),
-    staleTime: Infinity,
-  });
-  const channel = useQuery({
-    queryKey: channelKeys.one(appId, channelId, actAs),
-    queryFn: () => workspaceApiAs<Channel>(appId, actAs, `/chats/channels/${enc(channelId)}`),
-  });
+  const me = useAdminMeQuery(appId);
+  const channel = useChannelQuery(appId, channelId, actAs);
   const labels = useUserLabels(appId, [actAs ?? '', channel.data?._owner ?? ''].filter(Boolean));
   const myId = actAs ?? me.data?._id;
-  const refresh = () => void qc.invalidateQueries({ queryKey: channelKeys.all(appId) });
+  const refresh = () => void invalidateChannels(qc, appId);
   const c = channel.data;
 
   return (
@@ -77,8 +69,7 @@ export function ChannelView({ appId, channelId }: { appId: string; channelId: st
         {dialog === 'delete' && c ? (
           <DeleteChannel appId={appId} channel={c} actAs={actAs} onDone={() => {
             setDialog(null);
-            qc.removeQueries({ queryKey: channelKeys.one(appId, channelId, actAs) });
-            refresh();
+            forgetChannel(qc, appId, channelId, actAs);
             navigate(`/app/${appId}/chats`);
           }} />
         ) : null}

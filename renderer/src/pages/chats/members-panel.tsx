@@ -2,43 +2,27 @@
 // as one of them, and add users through the user picker. Changes go as the acting identity, so
 // the server's rules (owner or admin adds and removes; a member may leave) apply as they are.
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { enc } from '../../api/client';
-import { workspaceApiAs } from '../../api/act-as';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
-import type { ListResponse } from '../../../../server/shared/models';
-import type { Channel } from './channel-forms';
-import { channelKeys } from './channel-list';
+import { useMembersQuery } from '../../data/chats/members-query';
+import { useMemberAddMutation } from '../../data/chats/member-add-mutation';
+import { useMemberRemoveMutation } from '../../data/chats/member-remove-mutation';
+import type { Channel, Member } from '../../data/types';
 import { UserPicker } from './user-picker';
 import { useUserLabels } from './use-user-labels';
-
-interface Member { userId: string; name: string; role: 'owner' | 'member'; joinedAt: string }
 
 export function MembersPanel({ appId, channel, actAs, onActAs, onChanged }: {
   appId: string; channel: Channel; actAs: string | undefined; onActAs: (id: string) => void; onChanged: () => void;
 }) {
-  const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
   const [adding, setAdding] = useState(false);
   const limit = 20;
-  const membersKey = [...channelKeys.all(appId), 'members', channel._id, actAs ?? ''];
-  const list = useQuery({
-    queryKey: [...membersKey, offset, channel.updatedAt],
-    queryFn: () => workspaceApiAs<ListResponse<Member>>(appId, actAs, `/chats/${enc(channel._id)}/members`, { query: { limit, offset } }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useMembersQuery(appId, actAs, channel, { limit, offset });
   const labels = useUserLabels(appId, list.data?.data.map((m) => m.userId) ?? []);
-  const changed = () => { void qc.invalidateQueries({ queryKey: membersKey }); onChanged(); };
-  const add = useMutation({
-    mutationFn: (userId: string) => workspaceApiAs(appId, actAs, `/chats/${enc(channel._id)}/members`, { method: 'POST', body: { userId } }),
-    onSuccess: changed,
-  });
-  const remove = useMutation({
-    mutationFn: (userId: string) => workspaceApiAs(appId, actAs, `/chats/${enc(channel._id)}/members/${enc(userId)}`, { method: 'DELETE' }),
-    onSuccess: changed,
-  });
+  const changed = () => onChanged();
+  const add = useMemberAddMutation(appId, actAs, channel._id, { onSuccess: changed });
+  const remove = useMemberRemoveMutation(appId, actAs, channel._id, { onSuccess: changed });
   const members = new Set(channel.members);
   const who = (m: Member) => labels.get(m.userId)?.email ?? (m.name || m.userId);
   return (

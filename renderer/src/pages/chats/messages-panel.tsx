@@ -1,9 +1,9 @@
 // A channel's messages, live: the newest page, older pages on demand, new/edited/deleted messages
 // from the realtime socket, a composer posting over that socket, edit and delete of one's own.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import { ApiError, enc } from '../../api/client';
-import { workspaceApiAs } from '../../api/act-as';
+import { ApiError } from '../../api/client';
+import { useMessageEditMutation } from '../../data/chats/message-edit-mutation';
+import { useMessageDeleteMutation } from '../../data/chats/message-delete-mutation';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { ConnectionStatus } from './connection-status';
@@ -40,13 +40,8 @@ export function MessagesPanel({ appId, channelId, actAs, myId, isAdmin, onChanne
   });
   useEffect(() => { msgs.reset(); }, [appId, channelId, actAs]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const edit = useMutation({
-    mutationFn: ({ id, text }: { id: string; text: string }) =>
-      workspaceApiAs<Message>(appId, actAs, `/chats/messages/${enc(id)}`, { method: 'PATCH', body: { text } }),
-    onSuccess: (m) => msgs.apply({ event: 'message.updated', data: m as unknown as Record<string, unknown> }),
-  });
-  const del = useMutation({
-    mutationFn: (m: Message) => workspaceApiAs(appId, actAs, `/chats/messages/${enc(m._id)}`, { method: 'DELETE' }).then(() => m),
+  const edit = useMessageEditMutation(appId, actAs, { onSuccess: (m) => msgs.apply({ event: 'message.updated', data: m as unknown as Record<string, unknown> }) });
+  const del = useMessageDeleteMutation(appId, actAs, {
     onSuccess: (m) => { setDeleting(null); msgs.apply({ event: 'message.deleted', data: m as unknown as Record<string, unknown> }); },
   });
 

@@ -3,17 +3,11 @@
 // events applied in place, and the newest page fetched again after each (re)connection so that
 // nothing posted, edited or deleted while the socket was down is missed.
 import { useCallback, useRef, useState } from 'react';
-import { enc } from '../../api/client';
-import { workspaceApiAs } from '../../api/act-as';
-import type { ListResponse } from '../../../../server/shared/models';
+import { getMessages } from '../../data/chats/messages-page';
+import type { Message } from '../../data/types';
 import type { ChatEvent } from './use-chat-socket';
 
-export interface Message {
-  _id: string; channelId: string; text: string; type: string;
-  author: { _id: string; name: string }; createdAt: string; updatedAt: string;
-}
-
-export const PAGE = 50;
+export type { Message };
 
 const byTime = (a: Message, b: Message) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
@@ -24,9 +18,7 @@ export function useChannelMessages(appId: string, channelId: string, actAs: stri
   const [error, setError] = useState<unknown>(null);
   const latestCall = useRef(0);
 
-  const page = (filter: Record<string, string> = {}) => workspaceApiAs<ListResponse<Message>>(
-    appId, actAs, `/chats/${enc(channelId)}/messages`, { query: { limit: PAGE, sort: '-createdAt', ...filter } },
-  );
+  const page = (filter: Record<string, string> = {}) => getMessages(appId, actAs, channelId, filter);
 
   /** The newest page; replaces what is loaded from its oldest message on, keeps older pages. */
   const loadLatest = useCallback(async () => {

@@ -1,11 +1,9 @@
 // Picks a workspace user: a search by email over the users API, one page of 10 at a time.
 import { useId, useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
-import type { ListResponse, User } from '../../../../server/shared/models';
+import { useUserPickerQuery } from '../../data/users/user-picker-query';
+import type { User } from '../../data/types';
 
 export function UserPicker({ appId, actionLabel, isPicked, onPick, busy }: {
   appId: string; actionLabel: string; isPicked?: (id: string) => boolean; onPick: (u: User) => void; busy?: boolean;
@@ -14,12 +12,7 @@ export function UserPicker({ appId, actionLabel, isPicked, onPick, busy }: {
   const [offset, setOffset] = useState(0);
   const id = useId();
   const limit = 10;
-  const query = { limit, offset, sort: 'email', ...(search ? { 'filter[email][$contains]': search } : {}) };
-  const list = useQuery({
-    queryKey: [...keys.users(appId), 'picker', query],
-    queryFn: () => workspaceApi<ListResponse<User>>(appId, '/users', { query }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUserPickerQuery(appId, { limit, offset, search });
   return (
     <div className="stack">
       <label className="field" htmlFor={id}>Find a user by email

@@ -1,11 +1,12 @@
 // One input per field type for the record form (PocketBase's per-type field plug-ins, in
 // small): drafts are text, turned into the typed value on save.
 import { useId, useRef, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import { adminToken, CONSOLE_HEADER, enc, errorFrom, workspaceApi } from '../../api/client';
+import { enc } from '../../api/client';
+import { uploadFile } from '../../data/files/file-upload';
+import { useRefPickerQuery } from '../../data/records/ref-picker-query';
 import { JsonEditor } from '../../components/json-field';
 import { tryParse } from '../../lib/json';
-import type { FieldDef, ListResponse } from '../../../../server/shared/models';
+import type { FieldDef } from '../../data/types';
 
 /** The draft text of a stored value. */
 export function toDraft(field: FieldDef, v: unknown): string {
@@ -105,28 +106,12 @@ export function FieldInput({ appId, field, value, onChange, error }: { appId: st
 function PickerInput({ appId, field, common, value, onChange }: { appId: string; field: FieldDef; common: Record<string, unknown>; value: string; onChange: (v: string) => void }) {
   const listId = useId();
   const path = field.type === 'user' ? '/users' : field.type === 'file' ? '/storage' : `/database/${enc(String(field.options?.collection ?? ''))}`;
-  const options = useQuery({
-    queryKey: ['ws', appId, 'picker', path, value],
-    queryFn: () => workspaceApi<ListResponse<Record<string, unknown>>>(appId, path, { query: { limit: 20, ...(value ? { 'filter[_id][$startsWith]': value } : {}) } }),
-    staleTime: 10_000,
-  });
+  const options = useRefPickerQuery(appId, path, value);
   const describe = (r: Record<string, unknown>) => String(r.email ?? r.name ?? r.title ?? Object.values(r).find((v) => typeof v === 'string' && v !== r._id) ?? '');
   const input = <input {...common} list={listId} value={value} onChange={(e) => onChange(e.target.value)} placeholder={`${field.type === 'reference' ? 'record' : field.type} id`} autoComplete="off" />;
   const datalist = <datalist id={listId}>{options.data?.data.map((r) => <option key={String(r._id)} value={String(r._id)}>{describe(r)}</option>)}</datalist>;
   if (field.type !== 'file') return <>{input}{datalist}</>;
   return <div className="stack" style={{ gap: 4 }}>{input}{datalist}<FileUpload appId={appId} field={field} onUploaded={onChange} /></div>;
-}
-
-/** Uploads a file (`POST /storage/upload`, multipart) and puts its id in the field. */
-async function uploadFile(appId: string, file: File): Promise<{ _id: string; name: string }> {
-  const body = new FormData();
-  body.append('file', file);
-  const url = `/api/app/${enc(appId)}/storage/upload`;
-  const post = async (renew: boolean) => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${await adminToken(appId, renew)}`, ...CONSOLE_HEADER }, body });
-  let res = await post(false);
-  if (res.status === 401) res = await post(true);
-  if (!res.ok) throw await errorFrom(res);
-  return (await res.json()) as { _id: string; name: string };
 }
 
 function FileUpload({ appId, field, onUploaded }: { appId: string; field: FieldDef; onUploaded: (id: string) => void }) {

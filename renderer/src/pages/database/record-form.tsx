@@ -1,8 +1,8 @@
 // Create or edit a record: an input per field of the schema, the other properties as JSON, and
 // the API's validation errors shown at their field.
 import { useMemo, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import { ApiError, enc, workspaceApi } from '../../api/client';
+import { ApiError } from '../../api/client';
+import { useRecordSaveMutation } from '../../data/records/record-save';
 import { ErrorBox } from '../../components/error-box';
 import { JsonEditor } from '../../components/json-field';
 import { tryParse } from '../../lib/json';
@@ -24,12 +24,7 @@ export function RecordForm({ appId, def, record, onSaved }: { appId: string; def
   const [newId, setNewId] = useState('');
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
 
-  const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) => record
-      ? workspaceApi<Rec>(appId, `/database/${enc(def._id)}/${enc(record._id)}`, { method: 'PATCH', body })
-      : workspaceApi<Rec>(appId, `/database/${enc(def._id)}`, { method: 'POST', body }),
-    onSuccess: onSaved,
-  });
+  const save = useRecordSaveMutation(appId, def._id, record?._id, { onSuccess: onSaved });
 
   const submit = () => {
     const errors: Record<string, string> = {};

@@ -11,12 +11,12 @@ import { Link } from 'react-router';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type ColumnDef, type ColumnSizingState } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { ApiError } from '../../api/client';
-import type { CollectionDef, FieldDef } from '../../../../server/shared/models';
+import type { CollectionDef, FieldDef, Rec } from '../../data/types';
 import { ruleError } from '../../lib/field-rules';
 import { fromDraft, toDraft } from './field-input';
 import { idsOf, targetKey, targetOf, type RefLabels } from './ref-labels';
 
-export type Rec = Record<string, unknown> & { _id: string };
+export type { Rec };
 const ROW_HEIGHT = 34;
 const SELECT_WIDTH = 40;
 const ACTIONS_WIDTH = 104;

@@ -3,9 +3,7 @@
 // records created elsewhere appearing live (realtime `database:` topic).
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { useQueryClient } from '@tanstack/react-query';
 import { useRealtime } from '../../api/realtime';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
@@ -13,7 +11,12 @@ import { JsonEditor } from '../../components/json-field';
 import { CopyButton } from '../../components/copy-button';
 import { Pager } from '../../components/pager';
 import { conditionsFromParams, conditionsToParams, conditionsToViewFilter, type Condition } from '../../lib/filter';
-import type { CollectionDef, ListResponse } from '../../../../server/shared/models';
+import { useRecordsQuery } from '../../data/records/records-query';
+import { saveRecord } from '../../data/records/record-save';
+import { invalidateRecords, putRecordInPage } from '../../data/records/records-cache';
+import { useRecordsDeleteMutation } from '../../data/records/records-delete-mutation';
+import { useSchemaSaveMutation } from '../../data/collections/schema-item-save-mutation';
+import type { CollectionDef } from '../../data/types';
 import { FilterBar } from './filter-bar';
 import { RecordForm } from './record-form';
 import { RecordsGrid, type CellEdit, type Rec } from './records-grid';
@@ -54,18 +57,13 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
     q.set('offset', String(offset));
     return q;
   }, [params, sort, view, limit, offset]);
-  const pageKey = keys.recordsPage(appId, def._id, apiQuery.toString());
-  const records = useQuery({
-    queryKey: pageKey,
-    queryFn: ({ signal }) => workspaceApi<ListResponse<Rec>>(appId, `/database/${enc(def._id)}`, { query: apiQuery, signal }),
-    placeholderData: keepPreviousData,
-  });
+  const records = useRecordsQuery(appId, def._id, apiQuery);
 
   // Live: events on this collection refetch the page in place (debounced).
   const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useRealtime(appId, `database:${def._id}`, useCallback(() => {
     clearTimeout(pending.current);
-    pending.current = setTimeout(() => void qc.invalidateQueries({ queryKey: keys.records(appId, def._id) }), 250);
+    pending.current = setTimeout(() => void invalidateRecords(qc, appId, def._id), 250);
   }, [qc, appId, def._id]));
 
   const update = (change: (p: URLSearchParams) => void) => {
@@ -99,8 +97,8 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
   const saveWidths = (next: ColumnSizingState) => { setWidths(next); try { localStorage.setItem(widthsKey(appId, def._id), JSON.stringify(next)); } catch { /* ignore */ } };
   const labels = useRefLabels(appId, def, visible, rows, useMemo(() => new Map([[def._id, def]]), [def]));
   const saveCell = async ({ rec, field, value }: CellEdit) => {
-    const saved = await workspaceApi<Rec>(appId, `/database/${enc(def._id)}/${enc(rec._id)}`, { method: 'PATCH', body: { [field._id]: value } });
-    qc.setQueryData<ListResponse<Rec>>(pageKey, (old) => old && { ...old, data: old.data.map((r) => (r._id === saved._id ? saved : r)) });
+    const saved = await saveRecord(appId, def._id, rec._id, { [field._id]: value });
+    putRecordInPage(qc, appId, def._id, apiQuery, saved);
   };
 
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -111,28 +109,14 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [saveView, setSaveView] = useState(false);
 
-  const bulkDelete = useMutation({
-    mutationFn: async (ids: string[]) => {
-      const failed: string[] = [];
-      let i = 0;
-      const worker = async () => {
-        while (i < ids.length) {
-          const id = ids[i++];
-          try { await workspaceApi(appId, `/database/${enc(def._id)}/${enc(id)}`, { method: 'DELETE' }); } catch { failed.push(id); }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(6, ids.length) }, worker));
-      if (failed.length) throw new Error(`${failed.length} of ${ids.length} records could not be deleted: ${failed.slice(0, 5).join(', ')}`);
-    },
-    onSettled: () => { setSelected(new Set()); setConfirmDelete(false); void qc.invalidateQueries({ queryKey: keys.records(appId, def._id) }); },
-  });
+  const bulkDelete = useRecordsDeleteMutation(appId, def._id, { onSettled: () => { setSelected(new Set()); setConfirmDelete(false); } });
 
   const onSaved = (saved: Rec) => {
     if (editing !== 'new') {
       // In place: the row keeps its position, the grid does not jump.
-      qc.setQueryData<ListResponse<Rec>>(pageKey, (old) => old && { ...old, data: old.data.map((r) => (r._id === saved._id ? saved : r)) });
+      putRecordInPage(qc, appId, def._id, apiQuery, saved);
     } else {
-      void qc.invalidateQueries({ queryKey: keys.records(appId, def._id) });
+      void invalidateRecords(qc, appId, def._id);
     }
     setEditing(null);
   };
@@ -219,23 +203,21 @@ export function RecordsTab({ appId, def }: { appId: string; def: CollectionDef }
 }
 
 function SaveViewDialog(props: { open: boolean; onClose: () => void; appId: string; def: CollectionDef; conditions: Condition[]; sort: string; fields?: string[]; onSaved: (id: string) => void }) {
-  const qc = useQueryClient();
   const [name, setName] = useState('');
-  const save = useMutation({
-    mutationFn: () => workspaceApi<{ _id: string }>(props.appId, `/database/${enc(props.def._id)}/views`, {
-      method: 'POST',
-      body: { _id: viewIdFrom(name, props.def.views.map((v) => v._id)), name, filter: conditionsToViewFilter(props.conditions), ...(props.sort ? { sort: props.sort } : {}), ...(props.fields ? { fields: props.fields } : {}) },
-    }),
-    onSuccess: async (v) => {
-      await qc.invalidateQueries({ queryKey: keys.collection(props.appId, props.def._id) });
+  // The view is in the collection's definition before the grid switches to it.
+  const save = useSchemaSaveMutation<{ _id: string }>(props.appId, props.def._id, 'views', undefined, {
+    onSuccess: (v) => {
       setName('');
       props.onClose();
       props.onSaved(v._id);
     },
-  });
+  }, { refetchFirst: true });
   return (
     <Dialog open={props.open} title="Save as view" onClose={() => { save.reset(); props.onClose(); }}>
-      <form className="form" onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
+      <form className="form" onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate({ _id: viewIdFrom(name, props.def.views.map((v) => v._id)), name, filter: conditionsToViewFilter(props.conditions), ...(props.sort ? { sort: props.sort } : {}), ...(props.fields ? { fields: props.fields } : {}) });
+      }}>
         <p className="muted">Saves the current filter{props.sort ? ' and sort' : ''}{props.fields ? ' and shown columns' : ''}; <code>GET /database/{props.def._id}?view=&lt;id&gt;</code> applies it.</p>
         <TextField label="View name" value={name} onChange={setName} required />
         <ErrorBox error={save.error} />

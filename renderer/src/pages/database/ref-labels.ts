@@ -2,9 +2,9 @@
 // record's first string field, a `user` value and `_owner` the user's name or email, a `file`
 // value the file's name. One batched request per target and page of rows
 // (`filter[_id][$in]=...`), cached by TanStack Query.
-import { useQueries } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
-import type { CollectionDef, FieldDef, ListResponse } from '../../../../server/shared/models';
+import { enc } from '../../api/client';
+import { useRefLabelsQueries } from '../../data/records/ref-labels-query';
+import type { CollectionDef, FieldDef } from '../../data/types';
 
 export interface RefTarget { kind: 'record' | 'user' | 'file'; collection?: string }
 export interface RefLabel { label: string; href: string }
@@ -54,17 +54,11 @@ export function useRefLabels(appId: string, def: CollectionDef, columns: string[
     for (const r of rows) for (const id of idsOf(r[col])) entry.ids.add(id);
   }
   const targets = [...wanted.entries()].filter(([, w]) => w.ids.size > 0);
-  const results = useQueries({
-    queries: targets.map(([key, w]) => {
-      const ids = [...w.ids].sort().slice(0, 100);
-      const path = w.target.kind === 'user' ? '/users' : w.target.kind === 'file' ? '/storage' : `/database/${enc(w.target.collection ?? '')}`;
-      return {
-        queryKey: ['ws', appId, 'ref-labels', key, ids],
-        staleTime: 30_000,
-        queryFn: () => workspaceApi<ListResponse<Record<string, unknown>>>(appId, path, { query: { 'filter[_id][$in]': ids.join(','), limit: 100 } }),
-      };
-    }),
-  });
+  const results = useRefLabelsQueries(appId, targets.map(([key, w]) => ({
+    key,
+    ids: [...w.ids].sort().slice(0, 100),
+    path: w.target.kind === 'user' ? '/users' : w.target.kind === 'file' ? '/storage' : `/database/${enc(w.target.collection ?? '')}`,
+  })));
   const out: RefLabels = new Map();
   targets.forEach(([key, w], i) => {
     const m = new Map<string, RefLabel>();

@@ -2,25 +2,16 @@
 // recovery token ready to copy.
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
-import { consoleApi, enc } from '../../api/client';
-import { keys } from '../../api/keys';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
-import type { ListResponse } from '../../../../server/shared/models';
-
-interface Email { _id: string; type: string; to: string; subject: string; text: string; token?: string; expiresAt?: string; createdAt: string }
+import { useOutboxQuery } from '../../data/outbox/outbox-query';
 
 export function OutboxPage() {
   const { appId = '' } = useParams();
   const [offset, setOffset] = useState(0);
   const limit = 20;
-  const list = useQuery({
-    queryKey: keys.list(appId, 'outbox', offset),
-    queryFn: () => consoleApi<ListResponse<Email>>(`/workspaces/${enc(appId)}/outbox`, { query: { limit, offset } }),
-    refetchInterval: 5_000,
-  });
+  const list = useOutboxQuery(appId, { limit, offset });
   return (
     <div className="stack">
       <div>

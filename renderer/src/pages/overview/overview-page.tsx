@@ -1,12 +1,11 @@
 // `/app/{app_id}`: the workspace's addresses, counts, and snippets that work as pasted (they
 // carry a freshly minted admin token).
 import { Link, useParams } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
-import { adminToken, apiBase, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { apiBase } from '../../api/client';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorBox } from '../../components/error-box';
-import type { ListResponse } from '../../../../server/shared/models';
+import { useCountsQuery } from '../../data/overview/counts-query';
+import { useSnippetTokenQuery } from '../../data/overview/snippet-token-query';
 
 const COUNTED: Array<{ label: string; path: string; page: string }> = [
   { label: 'Collections', path: '/database', page: 'database' },
@@ -23,14 +22,8 @@ export function OverviewPage() {
   const base = `${apiBase()}/app/${appId}`;
   const realtime = `${base.replace(/^http/, 'ws')}/realtime`;
   const openapi = `${base}/openapi.json`;
-  const counts = useQuery({
-    queryKey: keys.counts(appId),
-    queryFn: async () => Promise.all(COUNTED.map(async (c) => {
-      const res = await workspaceApi<ListResponse<unknown>>(appId, c.path, { query: { limit: 0 } });
-      return res.meta.total;
-    })),
-  });
-  const token = useQuery({ queryKey: ['ws', appId, 'snippet-token'], queryFn: () => adminToken(appId, true), staleTime: 5 * 60_000 });
+  const counts = useCountsQuery(appId, COUNTED.map((c) => c.path));
+  const token = useSnippetTokenQuery(appId);
   const t = token.data ?? '<ACCESS_TOKEN>';
   const curl = `curl -s ${base}/database \\\n  -H 'Authorization: Bearer ${t}'`;
   const fetchSnippet = `const res = await fetch('${base}/database', {\n  headers: { Authorization: 'Bearer ${t}' },\n});\nconsole.log(await res.json());`;

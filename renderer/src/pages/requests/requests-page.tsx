@@ -4,18 +4,14 @@
 // resumes, and reconnects by itself (reloading the page of the list when it does).
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { consoleApi, enc } from '../../api/client';
-import { keys } from '../../api/keys';
+import { useQueryClient } from '@tanstack/react-query';
 import { useRequestTail, type TailState } from '../../api/request-tail';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { Dialog } from '../../components/dialog';
-import type { ListResponse } from '../../../../server/shared/models';
-
-interface Entry { _id: string; method: string; path: string; status: number; durationMs: number; time: string; accessRule?: string; console?: true }
-type Body = { json: unknown } | { text: string; truncated?: true };
-interface Detail extends Entry { headers: Record<string, string | string[]>; requestBody?: Body; responseBody?: Body }
+import { addToRequestsPage, invalidateRequests, useRequestsQuery } from '../../data/requests/requests-query';
+import { useRequestQuery } from '../../data/requests/request-query';
+import type { LoggedBody as Body, RequestEntry as Entry } from '../../data/types';
 const CLASSES: Record<string, [number, number]> = { '2xx': [200, 299], '3xx': [300, 399], '4xx': [400, 499], '5xx': [500, 599] };
 const STATE_TEXT: Record<TailState, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', paused: 'Paused' };
 
@@ -37,23 +33,15 @@ export function RequestsPage() {
   };
   if (status) { filters['filter[status][$gte]'] = CLASSES[status][0]; filters['filter[status][$lte]'] = CLASSES[status][1]; }
   const query = { limit, offset, ...filters };
-  const listKey = keys.list(appId, 'requests', query);
-  const list = useQuery({
-    queryKey: listKey,
-    queryFn: () => consoleApi<ListResponse<Entry>>(`/workspaces/${enc(appId)}/requests`, { query }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useRequestsQuery(appId, query);
   const tail = useRequestTail<Entry>(appId, filters, paused, {
     onEntry: (entry) => {
       // On the first page a new request joins the top; further back it would shift the page
       // under the reader, so it is counted instead.
       if (offset > 0) { setNewer((n) => n + 1); return; }
-      qc.setQueryData<ListResponse<Entry>>(listKey, (old) => {
-        if (!old || old.data.some((e) => e._id === entry._id)) return old;
-        return { ...old, data: [entry, ...old.data].slice(0, limit), meta: { ...old.meta, total: old.meta.total + 1 } };
-      });
+      addToRequestsPage(qc, appId, query, entry, limit);
     },
-    onStale: () => { setNewer(0); void qc.invalidateQueries({ queryKey: keys.list(appId, 'requests') }); },
+    onStale: () => { setNewer(0); void invalidateRequests(qc, appId); },
   });
   const goTo = (o: number) => { setOffset(o); if (o === 0) setNewer(0); };
   return (
@@ -115,10 +103,7 @@ export function RequestsPage() {
 }
 
 function RequestDetail({ appId, id }: { appId: string; id: string }) {
-  const detail = useQuery({
-    queryKey: keys.list(appId, 'request', id),
-    queryFn: () => consoleApi<Detail>(`/workspaces/${enc(appId)}/requests/${enc(id)}`),
-  });
+  const detail = useRequestQuery(appId, id);
   if (detail.error) return <ErrorBox error={detail.error} />;
   const d = detail.data;
   if (!d) return <p className="muted">Loading…</p>;

@@ -2,12 +2,9 @@
 // error). Polled: every second while one is running or a run was just asked for, every 5 s
 // otherwise (event and schedule runs start on their own). The executions API has no push.
 import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
-import type { ListResponse } from '../../../../server/shared/models';
+import { useExecutionsQuery } from '../../data/scenarios/executions-query';
 import { stepStatuses, type Execution, type Step } from './model';
 
 const BADGE: Record<string, string> = { succeeded: 'ok', failed: 'bad' };
@@ -16,12 +13,7 @@ export function Executions({ appId, scenarioId, steps, running }: { appId: strin
   const [offset, setOffset] = useState(0);
   const [openId, setOpenId] = useState<string | null>(null);
   const limit = 20;
-  const list = useQuery({
-    queryKey: keys.list(appId, 'scenarios', 'executions', scenarioId, offset),
-    queryFn: () => workspaceApi<ListResponse<Execution>>(appId, `/scenarios/${enc(scenarioId)}/executions`, { query: { limit, offset } }),
-    placeholderData: keepPreviousData,
-    refetchInterval: (q) => (running || q.state.data?.data.some((e) => e.status === 'running') ? 1_000 : 5_000),
-  });
+  const list = useExecutionsQuery(appId, scenarioId, { limit, offset }, running);
   const rows = list.data?.data ?? [];
   // The chosen execution, else the newest: a run just started shows itself.
   const shown = rows.find((e) => e._id === openId) ?? (offset === 0 ? rows[0] : undefined);

@@ -8,19 +8,9 @@ export { STEP_TYPES, MAX_DELAY_MS, HTTP_STEP_METHODS as HTTP_METHODS } from '../
 /** The server's trigger types, in the order the console offers them. */
 export const TRIGGER_TYPES = ['manual', 'event', 'schedule'] as const satisfies ReadonlyArray<(typeof TRIGGERS)[number]>;
 
-export type Trigger = { type: string; [k: string]: unknown };
-export type Step = { type: string; [k: string]: unknown };
+import type { Execution, Scenario, Step, StepResult, Trigger } from '../../data/types';
 
-export interface Scenario {
-  _id: string; name: string; description?: string; active: boolean;
-  trigger: Trigger; steps: Step[]; createdAt: string; updatedAt: string;
-}
-
-export interface StepResult { type: string; status: 'succeeded' | 'failed' | 'skipped'; output: unknown; error: string | null }
-export interface Execution {
-  _id: string; scenarioId: string; status: 'running' | 'succeeded' | 'failed'; trigger: Record<string, unknown>;
-  startedAt: string; finishedAt: string | null; durationMs: number | null; error: string | null; steps: StepResult[];
-}
+export type { Execution, Scenario, Step, StepResult, Trigger };
 
 /** What the editor holds and saves: the editable part of a scenario. */
 export interface Draft { name: string; description: string; trigger: Trigger; steps: Step[] }

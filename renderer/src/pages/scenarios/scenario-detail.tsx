@@ -3,9 +3,11 @@
 // from any action is shown where it belongs: at its step, at the trigger, or at the top.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useScenarioQuery } from '../../data/scenarios/scenario-query';
+import { invalidateExecutions, runScenario, setScenarioActive, storeScenario, updateScenario } from '../../data/scenarios/scenario-actions';
+import { useScenarioDeleteMutation } from '../../data/scenarios/scenario-delete-mutation';
+import { getNewestRecord } from '../../data/records/newest-record';
 import { ErrorBox } from '../../components/error-box';
 import { JsonEditor } from '../../components/json-field';
 import { TextField } from '../../components/text-field';
@@ -17,11 +19,11 @@ import { StepCard } from './step-form';
 import { TriggerForm } from './trigger-form';
 import {
   STEP_TYPES, blankStep, bodyOf, draftFromJson, draftOf, draftToJson, hasProblems, localProblems, placeErrors, messageFor,
-  type Draft, type Execution, type PlacedErrors, type Scenario,
+  type Draft, type PlacedErrors, type Scenario,
 } from './model';
 
 export function ScenarioDetail({ appId, id }: { appId: string; id: string }) {
-  const one = useQuery({ queryKey: keys.list(appId, 'scenarios', 'one', id), queryFn: () => workspaceApi<Scenario>(appId, `/scenarios/${enc(id)}`) });
+  const one = useScenarioQuery(appId, id);
   if (!one.data) {
     return (
       <div className="stack">
@@ -52,8 +54,7 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
   const dirty = JSON.stringify(bodyOf(draft)) !== JSON.stringify(bodyOf(draftOf(saved)));
   const stored = (s: Scenario) => {
     setSaved(s);
-    qc.setQueryData(keys.list(appId, 'scenarios', 'one', id), s);
-    void qc.invalidateQueries({ queryKey: keys.list(appId, 'scenarios', 'page') });
+    storeScenario(qc, appId, s);
   };
 
   /** Saves the draft when it changed; false when it could not (the problem is shown). */
@@ -61,29 +62,26 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
     if (view === 'json' && jsonError) { setProblem(new Error(`The JSON view does not hold a valid scenario: ${jsonError}`)); return false; }
     if (hasProblems(local)) { setProblem(new Error('Some fields do not hold valid JSON: see the steps marked below.')); return false; }
     if (!dirty) return true;
-    stored(await workspaceApi<Scenario>(appId, `/scenarios/${enc(id)}`, { method: 'PATCH', body: bodyOf(draft) }));
+    stored(await updateScenario(appId, id, bodyOf(draft)));
     return true;
   };
   const act = useMutation({
     mutationFn: async (what: 'save' | 'activate' | 'deactivate' | 'run' | 'run-event') => {
       setProblem(null);
       if (what !== 'deactivate' && !(await saveIfNeeded())) return;
-      if (what === 'activate' || what === 'deactivate') stored(await workspaceApi<Scenario>(appId, `/scenarios/${enc(id)}/${what}`, { method: 'POST' }));
-      if (what === 'run') await workspaceApi<Execution>(appId, `/scenarios/${enc(id)}/run`, { method: 'POST' });
+      if (what === 'activate' || what === 'deactivate') stored(await setScenarioActive(appId, id, what));
+      if (what === 'run') await runScenario(appId, id);
       if (what === 'run-event') {
         const parsed = tryParse(sampleText);
         if (parsed.error || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) throw new Error(`The sample event must be a JSON object${parsed.error ? `: ${parsed.error}` : ''}`);
         setSampleOpen(false);
-        await workspaceApi<Execution>(appId, `/scenarios/${enc(id)}/run`, { method: 'POST', body: { event: parsed.value } });
+        await runScenario(appId, id, parsed.value as Record<string, unknown>);
       }
     },
     onError: (e) => setProblem(e),
-    onSettled: () => qc.invalidateQueries({ queryKey: keys.list(appId, 'scenarios', 'executions', id) }),
+    onSettled: () => invalidateExecutions(qc, appId, id),
   });
-  const del = useMutation({
-    mutationFn: () => workspaceApi(appId, `/scenarios/${enc(id)}`, { method: 'DELETE' }),
-    onSuccess: () => { void qc.invalidateQueries({ queryKey: keys.list(appId, 'scenarios') }); navigate(`/app/${appId}/scenarios`); },
-  });
+  const del = useScenarioDeleteMutation(appId, { onSuccess: () => navigate(`/app/${appId}/scenarios`) });
 
   const change = (d: Draft) => setDraft(d);
   const setSteps = (steps: Draft['steps'], remount = false) => { setDraft({ ...draft, steps }); if (remount) setVersion(version + 1); };
@@ -115,8 +113,7 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
     let record: Record<string, unknown> | undefined;
     const collection = (draft.trigger as { filter?: { collection?: string } }).filter?.collection;
     if (collection) {
-      record = await workspaceApi<{ data: Array<Record<string, unknown>> }>(appId, `/database/${enc(collection)}`, { query: { limit: 1, sort: '-createdAt' } })
-        .then((r) => r.data[0], () => undefined);
+      record = await getNewestRecord(appId, collection);
     }
     setSampleText(JSON.stringify(sampleEvent(draft, record), null, 2));
     setSampleOpen(true);
@@ -136,7 +133,7 @@ function Workbench({ appId, initial }: { appId: string; initial: Scenario }) {
             ? <button type="button" onClick={() => act.mutate('deactivate')} disabled={act.isPending}>Deactivate</button>
             : <button type="button" onClick={() => act.mutate('activate')} disabled={act.isPending}>Activate</button>}
           <button type="button" className="primary" onClick={() => (byEvent ? void openSample() : act.mutate('run'))} disabled={act.isPending}>{running ? 'Running…' : byEvent ? 'Run now…' : 'Run now'}</button>
-          <button type="button" onClick={() => { if (confirm('Delete this scenario and all its executions?')) del.mutate(); }}>Delete</button>
+          <button type="button" onClick={() => { if (confirm('Delete this scenario and all its executions?')) del.mutate(id); }}>Delete</button>
         </div>
       </div>
       <ErrorBox error={problem ?? del.error} />

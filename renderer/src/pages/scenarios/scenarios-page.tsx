@@ -3,16 +3,15 @@
 // editor with its executions (scenario-detail.tsx).
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { ApiError, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { ApiError } from '../../api/client';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
-import type { ListResponse } from '../../../../server/shared/models';
+import { useScenariosQuery } from '../../data/scenarios/scenarios-query';
+import { useScenarioCreateMutation } from '../../data/scenarios/scenario-create-mutation';
 import { ScenarioDetail } from './scenario-detail';
-import { TRIGGER_TYPES, blankTrigger, triggerSummary, type Scenario } from './model';
+import { TRIGGER_TYPES, blankTrigger, triggerSummary } from './model';
 
 export function ScenariosPage() {
   const { appId = '', id } = useParams();
@@ -23,11 +22,7 @@ function ScenarioList({ appId }: { appId: string }) {
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
   const limit = 50;
-  const list = useQuery({
-    queryKey: keys.list(appId, 'scenarios', 'page', offset),
-    queryFn: () => workspaceApi<ListResponse<Scenario>>(appId, '/scenarios', { query: { limit, offset, sort: '-updatedAt' } }),
-    placeholderData: keepPreviousData,
-  });
+  const list = useScenariosQuery(appId, { limit, offset });
   return (
     <div className="stack">
       <div className="page-head" style={{ marginBottom: 0 }}>
@@ -66,13 +61,10 @@ function NewScenario({ appId }: { appId: string }) {
   const navigate = useNavigate();
   const [name, setName] = useState('');
   const [trigger, setTrigger] = useState('manual');
-  const create = useMutation({
-    mutationFn: () => workspaceApi<Scenario>(appId, '/scenarios', { method: 'POST', body: { name, trigger: blankTrigger(trigger), steps: [] } }),
-    onSuccess: (s) => navigate(`/app/${appId}/scenarios/${s._id}`),
-  });
+  const create = useScenarioCreateMutation(appId, { onSuccess: (s) => navigate(`/app/${appId}/scenarios/${s._id}`) });
   const errs = create.error instanceof ApiError ? create.error.fieldErrors() : {};
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); create.mutate(); }}>
+    <form className="form" onSubmit={(e) => { e.preventDefault(); create.mutate({ name, trigger: blankTrigger(trigger), steps: [] }); }}>
       <TextField label="Name" value={name} onChange={setName} error={errs.name} required />
       <label className="field">Trigger
         <select value={trigger} onChange={(e) => setTrigger(e.target.value)}>

@@ -2,16 +2,17 @@
 // progress, pause and resume; preview of images, text and JSON; download; delete (several at once).
 import { useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { adminToken, enc, workspaceApi } from '../../api/client';
-import { keys } from '../../api/keys';
+import { useQueryClient } from '@tanstack/react-query';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
 import { Pager } from '../../components/pager';
-import type { ListResponse } from '../../../../server/shared/models';
+import { keys } from '../../data/keys';
+import { useFilesQuery } from '../../data/files/files-query';
+import { useFilesDeleteMutation } from '../../data/files/files-delete-mutation';
+import { useDownloadTokenQuery } from '../../data/files/download-token-query';
+import { useFilePreviewQuery } from '../../data/files/file-preview-query';
+import type { FileObj } from '../../data/types';
 import { unfinishedUploads, useUploads } from './uploads';
-
-interface FileObj { _id: string; name: string; size: number; type: string; url: string; _owner?: string; createdAt: string }
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -34,24 +35,12 @@ export function StoragePage() {
   const [dragging, setDragging] = useState(false);
   const [unfinished, setUnfinished] = useState<Array<{ name: string; size: number; since: string }>>([]);
   const limit = 25;
-  const query = { limit, offset, sort: '-createdAt', ...(search ? { 'filter[name][$contains]': search } : {}) };
-  const list = useQuery({
-    queryKey: keys.list(appId, 'files', query),
-    queryFn: () => workspaceApi<ListResponse<FileObj>>(appId, '/storage', { query }),
-    placeholderData: keepPreviousData,
-  });
-  const refresh = () => { void qc.invalidateQueries({ queryKey: keys.list(appId, 'files') }); void unfinishedUploads().then(setUnfinished); };
+  const list = useFilesQuery(appId, { limit, offset, search });
+  const refresh = () => { void qc.invalidateQueries({ queryKey: keys.files(appId) }); void unfinishedUploads().then(setUnfinished); };
   const uploads = useUploads(appId, refresh);
   useEffect(() => { void unfinishedUploads().then(setUnfinished); }, []);
-  const token = useQuery({ queryKey: ['ws', appId, 'download-token'], queryFn: () => adminToken(appId), staleTime: 60_000 });
-  const del = useMutation({
-    mutationFn: async (ids: string[]) => {
-      const failed: string[] = [];
-      await Promise.all(ids.map((id) => workspaceApi(appId, `/storage/${enc(id)}`, { method: 'DELETE' }).catch(() => failed.push(id))));
-      if (failed.length) throw new Error(`${failed.length} of ${ids.length} files could not be deleted`);
-    },
-    onSettled: () => { setSelected(new Set()); refresh(); },
-  });
+  const token = useDownloadTokenQuery(appId);
+  const del = useFilesDeleteMutation(appId, { onSettled: () => { setSelected(new Set()); void unfinishedUploads().then(setUnfinished); } });
   const rows = list.data?.data ?? [];
   const withToken = (f: FileObj) => `${f.url}?token=${encodeURIComponent(token.data ?? '')}`;
   return (
@@ -135,19 +124,7 @@ export function StoragePage() {
 const TEXTUAL = /^(text\/|application\/(json|xml|javascript|x-ndjson|yaml))/;
 
 function Preview({ appId, file, src }: { appId: string; file: FileObj; src: string }) {
-  const text = useQuery({
-    queryKey: ['ws', appId, 'preview', file._id],
-    enabled: TEXTUAL.test(file.type) || /\.(json|txt|md|csv|log)$/i.test(file.name),
-    queryFn: async () => {
-      // The first 64 KiB only (Range), enough to look at.
-      const res = await fetch(src, { headers: { range: 'bytes=0-65535', 'x-homebase-console': '1' } });
-      const body = await res.text();
-      if (file.type.includes('json') || /\.json$/i.test(file.name)) {
-        try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }
-      }
-      return body;
-    },
-  });
+  const text = useFilePreviewQuery(appId, file, src, TEXTUAL.test(file.type) || /\.(json|txt|md|csv|log)$/i.test(file.name));
   return (
     <div className="stack">
       <dl className="kv"><dt>Size</dt><dd>{formatBytes(file.size)}</dd><dt>Type</dt><dd>{file.type}</dd><dt>Id</dt><dd><code>{file._id}</code></dd></dl>
