@@ -15,7 +15,7 @@ import type { Store } from '../store.js';
 import { KeyedSections } from '../keyed-sections.js';
 import { guardClients, openDatabase, toUnavailable, type PgOptions } from './connection.js';
 import { CountCache } from './count-cache.js';
-import { hashKeysExpr, indexName, listSql, pathExpr, sortExprs, sortIndexSql, whereSql, Params } from './sql-query.js';
+import { hashKeysExpr, indexName, listSql, orderedIndexesSql, pathExpr, sortExprs, whereSql, Params } from './sql-query.js';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -43,6 +43,8 @@ function checkKeys(doc: unknown): void {
 }
 
 const toJson = (doc: Doc) => JSON.stringify(doc);
+/** How long a store trusts its list of ordered indexes (PgDocStore.orderedFields). */
+const ORDERED_TTL_MS = 10_000;
 
 export class PgDatabase {
   private stores = new Map<string, Promise<PgDocStore>>();
@@ -210,6 +212,21 @@ export class PgDatabase {
 export class PgDocStore implements Store {
   constructor(private readonly db: PgDatabase, readonly table: string) {}
 
+  /** Fields with ordered indexes (a user index on the field alone), as last read, and when. */
+  private ordered?: { fields: Set<string>; at: number };
+
+  /** The fields whose one-key sorts read only the page from their ordered indexes. Read again
+   *  after this process changes the indexes, and at least every ORDERED_TTL_MS (another process
+   *  may have changed them: until then a page is read the slower way, or, for an index just
+   *  dropped elsewhere, with a plan that finds no index to read; both answer the same). */
+  private async orderedFields(): Promise<Set<string>> {
+    if (this.ordered && performance.now() - this.ordered.at < ORDERED_TTL_MS) return this.ordered.fields;
+    const rows = (await this.db.query<{ field_name: string }>(
+      `SELECT field_name FROM homebase_indexes WHERE table_name = $1 AND strpos(field_name, ',') = 0`, [this.table])).rows;
+    this.ordered = { fields: new Set(rows.map((r) => r.field_name)), at: performance.now() };
+    return this.ordered.fields;
+  }
+
   async get(id: string): Promise<Doc | undefined> {
     // No stored id holds NUL (PostgreSQL text cannot): such a read finds nothing, as on the
     // embedded driver, instead of PostgreSQL's encoding error.
@@ -229,7 +246,7 @@ export class PgDocStore implements Store {
   }
 
   async find(q: StoreQuery): Promise<QueryResult> {
-    const { page, count } = listSql(this.table, q);
+    const { page, count } = listSql(this.table, q, q.sort.length === 1 || q.window ? await this.orderedFields() : undefined);
     // Inside a write group a list sees the group's own writes, which nobody else may see yet.
     const counts = activeWriteGroup() ? undefined : this.db.counts;
     const key = `${count.text}\u0000${JSON.stringify(count.values)}`;
@@ -354,6 +371,7 @@ export class PgDocStore implements Store {
       if (have) await this.dropIndexes(c, key);
       await createIndex(c, this.table, key, !!spec.unique);
     });
+    this.ordered = undefined;
   }
 
   async removeIndex(fieldName: string): Promise<void> {
@@ -363,6 +381,7 @@ export class PgDocStore implements Store {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-index:${this.table}`]);
       await this.dropIndexes(c, key);
     });
+    this.ordered = undefined;
   }
 
   async listIndexes(): Promise<Array<{ fieldName: string; unique: boolean }>> {
@@ -394,8 +413,7 @@ export async function createIndex(c: pg.PoolClient, table: string, key: string, 
   // document lacking a field is not indexed (SQL NULL), as the embedded stores' sparse index.
   if (unique) await c.query(`CREATE UNIQUE INDEX ${name}_u ON ${table} (${fields.map((f) => `md5((${pathExpr(f)})::text)`).join(', ')})`);
   // Sorts: lists sorted by the field read a page in order instead of sorting every match.
-  const sortIndex = sortIndexSql(table, key);
-  if (sortIndex) await c.query(sortIndex);
+  for (const sql of orderedIndexesSql(table, key)) await c.query(sql);
   await c.query('INSERT INTO homebase_indexes (table_name, field_name, is_unique) VALUES ($1, $2, $3)', [table, key, unique]);
 }
 
@@ -404,7 +422,7 @@ export async function dropIndex(c: pg.PoolClient, table: string, key: string): P
   const name = indexName(table, key);
   for (let i = 0; i < key.split(',').length; i++) await c.query(`DROP INDEX IF EXISTS ${name}_k${i}`);
   await c.query(`DROP INDEX IF EXISTS ${name}_u`);
-  await c.query(`DROP INDEX IF EXISTS ${name}_s`);
+  for (const suffix of ['s', 'sa', 'sd', 'sx']) await c.query(`DROP INDEX IF EXISTS ${name}_${suffix}`);
   await c.query('DELETE FROM homebase_indexes WHERE table_name = $1 AND field_name = $2', [table, key]);
 }
 

@@ -14,9 +14,9 @@
 //  hb_cmp_any   the range operators ($gt $gte $lt $lte) of comparesAny
 //  hb_lower     JavaScript's toLowerCase (Unicode, through ICU when the server has it)
 import type pg from 'pg';
-import { sortIndexSql } from './sql-query.js';
+import { indexName, orderedIndexesSql, sortIndexSql } from './sql-query.js';
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -304,6 +304,22 @@ $$;
 // delivery table, never used, goes.
 const V7 = 'DROP TABLE IF EXISTS homebase_deliveries';
 
+// Version 8: each user index on one field gets ordered indexes (sql-query.ts orderedIndexesSql:
+// its bounded sort keys then the id, both ways, and the values that sort by more apart) in place
+// of version 5's sort index, which held no id: a page sorted by the field read every row tied on
+// its first value (about 1,500 rows a page at 100,000 records, 16,000 at 1,000,000) where it now
+// reads the page. Idempotent; a large store takes a while here, once.
+async function v8(c: pg.PoolClient): Promise<void> {
+  const rows = (await c.query<{ table_name: string; field_name: string }>(
+    'SELECT table_name, field_name FROM homebase_indexes ORDER BY table_name, field_name')).rows;
+  for (const r of rows) {
+    const create = orderedIndexesSql(r.table_name, r.field_name, true);
+    if (!create.length) continue;
+    for (const sql of create) await c.query(sql);
+    await c.query(`DROP INDEX IF EXISTS ${indexName(r.table_name, r.field_name)}_s`);
+  }
+}
+
 type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
 const sql = (text: (hasIcu: boolean) => string): Upgrade => (c, hasIcu) => c.query(text(hasIcu));
 
@@ -316,6 +332,7 @@ const UPGRADES: Upgrade[] = [
   v5,
   sql(() => V6),
   sql(() => V7),
+  v8,
 ]; 
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */

@@ -54,6 +54,64 @@ export function sortIndexSql(table: string, key: string, ifNotExists = false): s
   return `CREATE INDEX ${ifNotExists ? 'IF NOT EXISTS ' : ''}${indexName(table, key)}_s ON ${table} (${sortExprs(key).slice(0, 3).join(', ')})`;
 }
 
+/** Whether a path's value sorts by its bounded keys alone: anything but an array or a string
+ *  longer than SORT_PREFIX_CHARS. For such values the order of sortExprs is the order of
+ *  (rank, number, string prefix, boolean): the full string equals its prefix, and the array key
+ *  is empty. */
+export function plainSortSql(path: string): string {
+  const x = pathExpr(path);
+  return `(hb_rank(${x}) <> 6 AND coalesce(length(hb_str(${x})) <= ${SORT_PREFIX_CHARS}, true))`;
+}
+
+/** The complement of plainSortSql, written as PostgreSQL keeps it (a NOT over an AND it would
+ *  rewrite, and then no longer match to the `_sx` index's predicate). */
+export function extraSortSql(path: string): string {
+  const x = pathExpr(path);
+  return `(hb_rank(${x}) = 6 OR coalesce(length(hb_str(${x})) > ${SORT_PREFIX_CHARS}, false))`;
+}
+
+/** The keys of the ordered indexes of a field: its bounded sort keys, then the id. */
+function plainKeys(path: string): string[] {
+  const e = sortExprs(path);
+  return [e[0], e[1], e[2], e[4]];
+}
+
+/** The ordered indexes of a user index on one field (`key` without a comma; a compound key has
+ *  none), so that a page sorted by the field stops reading after the page: `_sa` holds the
+ *  bounded sort keys then the id (an ascending sort reads it forward), `_sd` the same with the id
+ *  descending (a descending sort reads it backward, its ties by ascending id, the lists' order),
+ *  `_sx` the few values that do not sort by their bounded keys (arrays, strings longer than
+ *  SORT_PREFIX_CHARS), sorted apart and merged in (orderedPageSql). The expressions are written
+ *  exactly as the page query writes them (PostgreSQL matches an index to an ORDER BY and a
+ *  partial index to a WHERE by expression). */
+export function orderedIndexesSql(table: string, key: string, ifNotExists = false): string[] {
+  if (key.includes(',')) return [];
+  const name = indexName(table, key);
+  const keys = plainKeys(key).join(', ');
+  const ine = ifNotExists ? 'IF NOT EXISTS ' : '';
+  return [
+    `CREATE INDEX ${ine}${name}_sa ON ${table} (${keys}, id)`,
+    `CREATE INDEX ${ine}${name}_sd ON ${table} (${keys}, id DESC)`,
+    `CREATE INDEX ${ine}${name}_sx ON ${table} (${sortExprs(key)[0]}) WHERE ${extraSortSql(key)}`,
+  ];
+}
+
+/** A page of `n` rows ordered by one field that has ordered indexes (orderedIndexesSql): the
+ *  first `n` plain values read in order from `_sa` or `_sd` (stopping there, however many rows
+ *  tie on the field), every other match (arrays, long strings: usually none) from `_sx`, and the
+ *  two merged in the full order. (Asked for in order too, the others would be read from `_sd` by
+ *  a planner that cannot tell how few they are.) */
+function orderedPageSql(table: string, where: string, key: SortKey, n: number, limit: number, offset: number): string {
+  const dir = key.dir === -1 ? ' DESC' : '';
+  const plain = plainSortSql(key.path);
+  const and = (cond: string) => (where ? `${where} AND ${cond}` : `WHERE ${cond}`);
+  const full = orderSql([key]);
+  return `SELECT doc FROM (`
+    + `(SELECT doc, id FROM ${table} ${and(plain)} ORDER BY ${[...plainKeys(key.path).map((e) => `${e}${dir}`), 'id'].join(', ')} LIMIT ${n})`
+    + ` UNION ALL (SELECT doc, id FROM ${table} ${and(extraSortSql(key.path))})`
+    + `) AS page ${full} LIMIT ${limit} OFFSET ${offset}`;
+}
+
 /** The equality keys of a path (what its GIN index holds). */
 export function keysExpr(path: string): string { return `hb_keys(${pathExpr(path)})`; }
 /** Their digests, what an index on the path holds. */
@@ -118,8 +176,10 @@ export function orderSql(sort: SortKey[]): string {
   return `ORDER BY ${[...keys, 'id'].join(', ')}`;
 }
 
-/** The page query and the count query of a list. */
-export function listSql(table: string, q: StoreQuery): { page?: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+/** The page query and the count query of a list. `ordered`: the fields with ordered indexes
+ *  (orderedIndexesSql), whose one-key sorts read only the page from them. */
+export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<string>): { page?: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+  const one = (keys: SortKey[]) => (keys.length === 1 && ordered?.has(keys[0].path) && keys[0].path !== 'createdAt' && keys[0].path !== '_id' ? keys[0] : undefined);
   const p = new Params();
   const where = whereSql(q.conditions, p, q.or);
   const count = { text: `SELECT count(*)::int AS n FROM ${table} ${where}`, values: p.values };
@@ -131,10 +191,15 @@ export function listSql(table: string, q: StoreQuery): { page?: { text: string; 
     wp.values.push(...p.values);
     const seek = q.window.seek ? afterPositionSql(keys, q.window.seek, wp) : '';
     const filter = seek ? (where ? `${where} AND ${seek}` : `WHERE ${seek}`) : where;
-    return { count, page: { text: `SELECT doc FROM ${table} ${filter} ${orderSql(keys)} LIMIT ${Math.floor(q.limit) + 1} OFFSET ${Math.floor(q.offset)}`, values: wp.values } };
+    const [limit, offset] = [Math.floor(q.limit) + 1, Math.floor(q.offset)];
+    const key = one(keys);
+    const text = key ? orderedPageSql(table, filter, key, limit + offset, limit, offset) : `SELECT doc FROM ${table} ${filter} ${orderSql(keys)} LIMIT ${limit} OFFSET ${offset}`;
+    return { count, page: { text, values: wp.values } };
   }
+  const [limit, offset] = [Math.floor(q.limit), Math.floor(q.offset)];
+  const key = one(q.sort);
   const page = {
-    text: `SELECT doc FROM ${table} ${where} ${orderSql(q.sort)} LIMIT ${Math.floor(q.limit)} OFFSET ${Math.floor(q.offset)}`,
+    text: key ? orderedPageSql(table, where, key, limit + offset, limit, offset) : `SELECT doc FROM ${table} ${where} ${orderSql(q.sort)} LIMIT ${limit} OFFSET ${offset}`,
     values: p.values,
   };
   return { page, count };
