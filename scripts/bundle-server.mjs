@@ -4,7 +4,7 @@
 // dist/server/ (tsc) still holds the type declarations. Left outside: the native bcrypt binding,
 // the PostgreSQL client (loaded only with a database; pg-native is optional), ws's optional
 // native helpers, and `router`, which Express requires and whose request symbols
-// core/request-shape.ts reads from the installed package (one copy for both).
+// express/request-shape.ts reads from the installed package (one copy for both).
 import { build } from 'esbuild';
 import { rm } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';

@@ -52,7 +52,7 @@ export function logRequests(server: http.Server, out: Writable & { isTTY?: boole
     else if (!timer) { timer = setTimeout(flush, FLUSH_MS); timer.unref(); }
   }
   // First among the listeners: the app changes the response's prototype, and a property added
-  // after that costs a new hidden class per request (core/request-shape.ts).
+  // after that costs a new hidden class per request (express/request-shape.ts).
   server.prependListener('request', (_req: http.IncomingMessage, res: Timed) => {
     res[STARTED] = performance.now();
     // 'close' comes once per response: `on`, with one shared listener, allocates nothing per request.

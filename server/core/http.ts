@@ -2,8 +2,11 @@
 // CORS for the workspace API, and small response helpers.
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError } from './errors.js';
-import { REQUEST_LOG } from './request-shape.js';
 import { mayHoldUnstorableText, unstorableTextError } from './unstorable-text.js';
+
+/** The request log's per-response state (modules/request-log), declared first on every response
+ *  (server/express/request-shape.ts). */
+export const REQUEST_LOG = Symbol('requestLog');
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Requests whose raw JSON body may hold unstorable text (see jsonBody). */

@@ -1,6 +1,6 @@
 // Run by request-shape.test.ts as `node --allow-natives-syntax --import tsx` (V8's %HaveSameMap
 // is only reachable with that flag): requests of one kind must end with one hidden class, the
-// one they shared with the requests before them (server/core/request-shape.ts says why). Prints JSON.
+// one they shared with the requests before them (server/express/request-shape.ts says why). Prints JSON.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startTestServer } from './harness.js';
 

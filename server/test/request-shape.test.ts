@@ -1,4 +1,4 @@
-// Requests of one kind keep one hidden class (server/core/request-shape.ts): checked with V8's own
+// Requests of one kind keep one hidden class (server/express/request-shape.ts): checked with V8's own
 // %HaveSameMap in a child process (the flag it needs cannot be turned on inside a test worker).
 // Without declareFieldsFirst every request ends with a hidden class of its own.
 import { execFile } from 'node:child_process';
@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import express from 'express';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { declareFields, REQUEST_LOG } from '../core/request-shape.js';
+import { declareFields } from '../express/request-shape.js';
+import { REQUEST_LOG } from '../core/http.js';
 
 const run = promisify(execFile);
 

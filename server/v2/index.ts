@@ -9,7 +9,8 @@ import { answerInV2Shape } from './face.js';
 import { extendListQuery } from './list-extension.js';
 import { noMethodOrRoute } from './methods.js';
 import { recordRoutes } from './records.js';
-import { installV2RecordGetFastPath } from './fast-get.js';
+import { v2RecordGet } from './fast-get.js';
+import type { FastGet } from '../express/index.js';
 import { openapiV2Route } from './openapi-v2.js';
 import { v2RateLimit } from './rate-limit.js';
 import { v2Compression } from './compression.js';
@@ -33,7 +34,8 @@ export interface V2Parts {
   onError: ErrorRequestHandler;
 }
 
-export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
+/** Mounts the v2 routes; returns v2's record GET for the app to take off Express's routers. */
+export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): { recordGet: FastGet } {
   const own = Router();
   own.get('/openapi.json', openapiV2Route(ctx));
   recordRoutes(own, ctx);
@@ -56,12 +58,11 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): void {
   };
   app.use('/api/v2/app/:appId', enter, compress, own, ifMatchOnV1Routes(parts.dispatch), v1Face, noMethodOrRoute(() => [own, ...parts.routers]));
 
-  installV2RecordGetFastPath(app, ctx, { firstLayer: parts.firstLayer, pipeline: parts.pipeline, limit, onError: parts.onError });
-
   const batchEntry: RequestHandler = (req, res, next) => {
     answerInV2Shape(req, res);
     cors(req, res, () => (limit ? limit(req, res, next) : next()));
   };
   app.post('/api/v2/batch', batchEntry, compress, jsonBody(ctx.config.jsonLimit), batchRoute(app, ctx));
   app.all('/api/v2/batch', batchEntry, methodNotAllowed(['POST']));
+  return { recordGet: v2RecordGet({ firstLayer: parts.firstLayer, pipeline: parts.pipeline, ...(limit ? { limit } : {}), onError: parts.onError }) };
 }

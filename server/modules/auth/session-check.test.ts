@@ -1,5 +1,5 @@
 // Every change that ends a session or changes who its user is acts on the very next request,
-// on the record GET fast path (whose token check does not wait a turn, database/fast-path.ts)
+// on the record GET fast path (whose token check does not wait a turn, server/express/record-get.ts)
 // as on a routed request (/auth/me). Nothing about a session may be remembered across
 // requests: each case here fails if a token outlives what should have ended it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

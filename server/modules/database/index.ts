@@ -8,5 +8,4 @@ export { DEFAULT_SETTING, findCollection, listCollections } from './collections.
 export { isPath, RESERVED_FIELDS, toList, UNINDEXABLE } from './schema-service.js';
 export { accessLabel, type RecordOpts, createRecord, deleteRecord, getCollection, getRecord, readRecord, listRecords, replaceRecord, typeOfFor, updateRecord } from './service.js';
 export { checkValue, fieldError, validateData } from './validation.js';
-export { installRecordGetFastPath } from './fast-path.js';
 export { databaseModule } from './routes.js';

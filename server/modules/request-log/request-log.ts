@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
-import { REQUEST_LOG } from '../../core/request-shape.js';
+import { REQUEST_LOG } from '../../core/http.js';
 import type { FaultMark } from '../faults/index.js';
 import { BODY_LIMIT, KEPT_REQUEST_BODY_LIMIT, showRequestBody, showResponseText, type ShownBody } from './bodies.js';
 

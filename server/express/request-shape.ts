@@ -11,8 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Express, Request, Response } from 'express';
 
-/** The request log's per-response state (request-log.ts). */
-export const REQUEST_LOG = Symbol('requestLog');
+import { REQUEST_LOG } from '../core/http.js';
 
 // Two symbols Express's router sets on a request it routes: a registered one, and one private to
 // the router's module, read from that module as Express loads it (if a router version lacks it,
@@ -65,7 +64,7 @@ export function declareFieldsFirst(app: Express): void {
 
 /** What `app.handle` and Express's router set up on a request before any layer runs (the
  *  circular references, the app's prototypes, `locals`, `originalUrl`, `baseUrl`), for the fast
- *  paths that answer a record GET without the routers (modules/database/fast-path.ts,
+ *  paths that answer a record GET without the routers (fast-get.ts: record-get.ts,
  *  v2/fast-get.ts). Returns the same objects, typed as Express's. */
 export function adoptAsExpress(app: Express, req: IncomingMessage, res: ServerResponse): { request: Request; response: Response } {
   const request = req as Request;
