@@ -1,5 +1,6 @@
-// `itemRoutes`: the routes of one item by id. `crudRoutes`: the five routes of a resource that
-// is listed, created, read, changed and deleted: GET and POST on `path`, GET, PUT and PATCH (both
+// `itemRoutes`: the routes of one item by id. `wholeListRoutes`: GET (the whole list, no paging)
+// and POST of a short resource created and deleted but never changed (API keys, OAuth clients).
+// `crudRoutes`: the five routes of a resource that is listed, created, read, changed and deleted: GET and POST on `path`, GET, PUT and PATCH (both
 // a partial update) and DELETE on `path/:id`. HTTP only: handlers get the body as sent, and the
 // services apply their rules to it (the read-only rule of core/read-only.ts among them).
 import type { Request, RequestHandler } from 'express';
@@ -45,6 +46,23 @@ export function itemRoutes(router: Routes, path: string, h: ItemHandlers): void 
       res.status(204).end();
     });
   }
+}
+
+export interface WholeListHandlers {
+  list(ws: Workspace): Promise<unknown[]>;
+  /** `body` as sent (the handler parses it); answered with 201. */
+  create(req: Request, body: unknown): Promise<unknown>;
+}
+
+/** GET of `path` (the whole list: `meta` gives its size as total and limit) and POST (201). */
+export function wholeListRoutes(router: Routes, path: string, h: WholeListHandlers): void {
+  router.get(path, async (req, res) => {
+    const data = await h.list(req.ws);
+    res.json({ data, meta: { total: data.length, limit: data.length } });
+  });
+  router.post(path, async (req, res) => {
+    res.status(201).json(await h.create(req, req.body));
+  });
 }
 
 export function crudRoutes(router: Routes, path: string, crud: CrudHandlers): void {
