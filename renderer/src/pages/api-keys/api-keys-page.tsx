@@ -8,6 +8,7 @@ import { ApiError } from '../../api/client';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
+import { ListPage, type Column } from '../../components/list-page';
 import { ScopeCheckboxes, errorUnder } from '../../components/scope-checkboxes';
 import { SecretOnceDialog } from '../../components/secret-once-dialog';
 import { TextField } from '../../components/text-field';
@@ -28,38 +29,23 @@ export function ApiKeysPage() {
   const revoke = useApiKeyRevokeMutation(appId);
   const invalidate = () => invalidateApiKeys(qc, appId);
   const hasLastUsed = list.data?.some((k) => k.lastUsedAt !== undefined) ?? false;
+  const columns: Array<Column<ApiKey>> = [
+    { header: 'Name', cell: (k) => k.name },
+    { header: 'Key', cell: (k) => <>{k.prefix}_…</>, td: { className: 'mono small' } },
+    { header: 'Scopes', cell: (k) => k.scopes.map((s) => <code key={s} style={{ marginRight: 6, whiteSpace: 'nowrap' }}>{s}</code>), td: { className: 'small' } },
+    { header: 'Created', cell: (k) => when(k.createdAt), td: { className: 'muted small' } },
+    { header: 'Expires', cell: (k) => (k.expiresAt ? when(k.expiresAt) : <span className="muted">never</span>), td: { className: 'small' } },
+    ...(hasLastUsed ? [{ header: 'Last used', cell: (k: ApiKey) => (k.lastUsedAt ? when(k.lastUsedAt) : 'never'), td: { className: 'muted small' } }] : []),
+    { header: 'Actions', cell: (k) => <button type="button" className="small" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>Revoke</button> },
+  ];
   return (
-    <div className="stack">
-      <div className="page-head" style={{ marginBottom: 0 }}>
-        <div>
-          <h1>API keys</h1>
-          <p className="muted">For servers and scripts acting without a user: sent in the <code>X-API-Key</code> header on v1 and v2, each limited to its scopes. A key&apos;s value is shown <strong>once</strong>, when it is made.</p>
-        </div>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>New API key</button>
-      </div>
-      <ErrorBox error={list.error ?? revoke.error} />
-      <div className="table-wrap">
-        <table className="list">
-          <thead><tr>
-            <th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th>
-            {hasLastUsed ? <th scope="col">Last used</th> : null}<th scope="col">Actions</th>
-          </tr></thead>
-          <tbody>
-            {list.data?.map((k) => (
-              <tr key={k._id}>
-                <td>{k.name}</td>
-                <td className="mono small">{k.prefix}_…</td>
-                <td className="small">{k.scopes.map((s) => <code key={s} style={{ marginRight: 6, whiteSpace: 'nowrap' }}>{s}</code>)}</td>
-                <td className="muted small">{when(k.createdAt)}</td>
-                <td className="small">{k.expiresAt ? when(k.expiresAt) : <span className="muted">never</span>}</td>
-                {hasLastUsed ? <td className="muted small">{k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td> : null}
-                <td><button type="button" className="small" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>Revoke</button></td>
-              </tr>
-            ))}
-            {list.data?.length === 0 ? <tr><td colSpan={hasLastUsed ? 7 : 6} className="muted">No API key yet.</td></tr> : null}
-          </tbody>
-        </table>
-      </div>
+    <ListPage
+      title="API keys"
+      intro={<>For servers and scripts acting without a user: sent in the <code>X-API-Key</code> header on v1 and v2, each limited to its scopes. A key&apos;s value is shown <strong>once</strong>, when it is made.</>}
+      create={{ label: 'New API key', onClick: () => setCreating(true) }}
+      error={list.error ?? revoke.error}
+      columns={columns} rows={list.data} rowKey={(k) => k._id} empty="No API key yet."
+    >
       <Dialog open={creating} title="New API key" onClose={() => setCreating(false)}>
         {creating ? <ApiKeyForm appId={appId} onDone={(made) => { setCreating(false); setShown(made); void invalidate(); }} /> : null}
       </Dialog>
@@ -72,7 +58,7 @@ export function ApiKeysPage() {
         onConfirm={() => { revoke.reset(); revoke.mutate(revoking!._id); setRevoking(null); }}>
         <p>Requests made with <code>{revoking?.prefix}_…</code> will be refused (401) at once. This cannot be undone.</p>
       </ConfirmDialog>
-    </div>
+    </ListPage>
   );
 }
 

@@ -8,7 +8,7 @@ import { ApiError } from '../../api/client';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
-import { Pager } from '../../components/pager';
+import { ListPage, type Column } from '../../components/list-page';
 import { TextField } from '../../components/text-field';
 import { useCredentialsQuery } from '../../data/credentials/credentials-query';
 import { invalidateCredentials, saveCredential } from '../../data/credentials/credential-save';
@@ -25,36 +25,31 @@ export function CredentialsPage() {
   const list = useCredentialsQuery(appId, { limit, offset });
   const del = useCredentialDeleteMutation(appId, { onSettled: () => setDeleting(null) });
   const invalidate = () => invalidateCredentials(qc, appId);
-  return (
-    <div className="stack">
-      <div className="page-head" style={{ marginBottom: 0 }}>
-        <div>
-          <h1>Secrets</h1>
-          <p className="muted">Values scenarios use as <code>{'{{secrets.NAME}}'}</code>. A value is <strong>write-only</strong>: type it once; it is stored encrypted and never shown again, here or in the API, exports and execution logs.</p>
+  const columns: Array<Column<Secret>> = [
+    { header: 'Name', cell: (s) => <code>{s.name}</code> },
+    { header: 'Type', cell: (s) => s.type },
+    { header: 'Description', cell: (s) => s.description, td: { className: 'muted' } },
+    { header: 'Value', cell: () => '••••••••', td: { className: 'muted', 'aria-label': 'hidden value' } },
+    { header: 'Changed', cell: (s) => new Date(s.updatedAt).toLocaleString(), td: { className: 'muted small' } },
+    {
+      header: 'Actions',
+      cell: (s) => (
+        <div className="row">
+          <button type="button" className="small" onClick={() => setEditing(s)} aria-label={`Replace ${s.name}`}>Replace</button>
+          <button type="button" className="small" onClick={() => setDeleting(s)} aria-label={`Delete ${s.name}`}>Delete</button>
         </div>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>New secret</button>
-      </div>
-      <ErrorBox error={list.error ?? del.error} />
-      <table className="list">
-        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">Value</th><th scope="col">Changed</th><th scope="col">Actions</th></tr></thead>
-        <tbody>
-          {list.data?.data.map((s) => (
-            <tr key={s._id}>
-              <td><code>{s.name}</code></td>
-              <td>{s.type}</td>
-              <td className="muted">{s.description}</td>
-              <td className="muted" aria-label="hidden value">••••••••</td>
-              <td className="muted small">{new Date(s.updatedAt).toLocaleString()}</td>
-              <td><div className="row">
-                <button type="button" className="small" onClick={() => setEditing(s)} aria-label={`Replace ${s.name}`}>Replace</button>
-                <button type="button" className="small" onClick={() => setDeleting(s)} aria-label={`Delete ${s.name}`}>Delete</button>
-              </div></td>
-            </tr>
-          ))}
-          {list.data?.data.length === 0 ? <tr><td colSpan={6} className="muted">No secret yet.</td></tr> : null}
-        </tbody>
-      </table>
-      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Secret pages" /> : null}
+      ),
+    },
+  ];
+  return (
+    <ListPage
+      title="Secrets"
+      intro={<>Values scenarios use as <code>{'{{secrets.NAME}}'}</code>. A value is <strong>write-only</strong>: type it once; it is stored encrypted and never shown again, here or in the API, exports and execution logs.</>}
+      create={{ label: 'New secret', onClick: () => setEditing('new') }}
+      error={list.error ?? del.error}
+      columns={columns} rows={list.data?.data} rowKey={(s) => s._id} empty="No secret yet."
+      page={list.data ? { total: list.data.meta.total, offset, limit, onOffset: setOffset, label: 'Secret pages' } : undefined}
+    >
       <Dialog open={!!editing} title={editing === 'new' ? 'New secret' : `Replace ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
         {editing ? <SecretForm appId={appId} secret={editing === 'new' ? undefined : editing} onDone={() => { setEditing(null); void invalidate(); }} /> : null}
       </Dialog>
@@ -62,7 +57,7 @@ export function CredentialsPage() {
         onConfirm={() => { del.reset(); del.mutate(deleting!._id); }}>
         <p>Scenarios that use <code>{`{{secrets.${deleting?.name}}}`}</code> will fail until a secret of that name exists again.</p>
       </ConfirmDialog>
-    </div>
+    </ListPage>
   );
 }
 

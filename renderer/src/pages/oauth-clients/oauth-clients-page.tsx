@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
+import { ListPage, type Column } from '../../components/list-page';
 import { ScopeCheckboxes, errorUnder } from '../../components/scope-checkboxes';
 import { SecretOnceDialog } from '../../components/secret-once-dialog';
 import { TextField } from '../../components/text-field';
@@ -31,46 +32,33 @@ export function OAuthClientsPage() {
   const invalidate = () => invalidateOAuthClients(qc, appId);
   const issuer = `${apiBase()}/v2/app/${encodeURIComponent(appId)}/oauth`;
   const metadataUrl = `${issuer}/.well-known/oauth-authorization-server`;
+  const columns: Array<Column<OAuthClient>> = [
+    { header: 'Name', cell: (c) => c.name },
+    { header: 'Client ID', cell: (c) => <span style={{ whiteSpace: 'nowrap' }}>{c._id} <CopyButton text={c._id} what={`the client ID of ${c.name}`} /></span>, td: { className: 'mono small' } },
+    { header: 'Type', cell: (c) => (c.confidential ? 'confidential' : 'public'), td: { className: 'small' } },
+    { header: 'Redirect URIs', cell: (c) => (c.redirectUris.length ? c.redirectUris.map((u) => <div key={u} className="mono" style={{ wordBreak: 'break-all' }}>{u}</div>) : <span className="muted">none</span>), td: { className: 'small', style: { minWidth: '14rem' } } },
+    { header: 'Scopes', cell: (c) => c.scopes.map((s) => <code key={s} style={{ marginRight: 6, whiteSpace: 'nowrap' }}>{s}</code>), td: { className: 'small' } },
+    { header: 'Created', cell: (c) => when(c.createdAt), td: { className: 'muted small' } },
+    { header: 'Actions', cell: (c) => <button type="button" className="small" onClick={() => setDeleting(c)} aria-label={`Delete ${c.name}`}>Delete</button> },
+  ];
   return (
-    <div className="stack">
-      <div className="page-head" style={{ marginBottom: 0 }}>
-        <div>
-          <h1>OAuth clients</h1>
-          <p className="muted">Applications that get tokens from this workspace&apos;s OAuth 2.0 server: users&apos; tokens through the authorization code flow (PKCE), a confidential client&apos;s own through client credentials. A client secret is shown <strong>once</strong>, when the client is made.</p>
-        </div>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>New OAuth client</button>
-      </div>
-      <section aria-labelledby="oauth-metadata-h" className="stack" style={{ gap: 4 }}>
-        <h2 id="oauth-metadata-h" style={{ fontSize: '1rem', margin: 0 }}>Authorization server metadata</h2>
-        <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
-          <code aria-label="Metadata URL" style={{ wordBreak: 'break-all' }}>{metadataUrl}</code>
-          <CopyButton text={metadataUrl} what="the metadata URL" />
-        </div>
-        <p className="muted small">RFC 8414: the endpoints (<code style={{ wordBreak: 'break-all' }}>{issuer}/authorize</code>, <code>/token</code>, <code>/revoke</code>), grants and scopes a client library needs.</p>
-      </section>
-      <ErrorBox error={list.error ?? del.error} />
-      <div className="table-wrap">
-        <table className="list">
-          <thead><tr>
-            <th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Type</th><th scope="col">Redirect URIs</th>
-            <th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Actions</th>
-          </tr></thead>
-          <tbody>
-            {list.data?.map((c) => (
-              <tr key={c._id}>
-                <td>{c.name}</td>
-                <td className="mono small"><span style={{ whiteSpace: 'nowrap' }}>{c._id} <CopyButton text={c._id} what={`the client ID of ${c.name}`} /></span></td>
-                <td className="small">{c.confidential ? 'confidential' : 'public'}</td>
-                <td className="small" style={{ minWidth: '14rem' }}>{c.redirectUris.length ? c.redirectUris.map((u) => <div key={u} className="mono" style={{ wordBreak: 'break-all' }}>{u}</div>) : <span className="muted">none</span>}</td>
-                <td className="small">{c.scopes.map((s) => <code key={s} style={{ marginRight: 6, whiteSpace: 'nowrap' }}>{s}</code>)}</td>
-                <td className="muted small">{when(c.createdAt)}</td>
-                <td><button type="button" className="small" onClick={() => setDeleting(c)} aria-label={`Delete ${c.name}`}>Delete</button></td>
-              </tr>
-            ))}
-            {list.data?.length === 0 ? <tr><td colSpan={7} className="muted">No OAuth client yet.</td></tr> : null}
-          </tbody>
-        </table>
-      </div>
+    <ListPage
+      title="OAuth clients"
+      intro={<>Applications that get tokens from this workspace&apos;s OAuth 2.0 server: users&apos; tokens through the authorization code flow (PKCE), a confidential client&apos;s own through client credentials. A client secret is shown <strong>once</strong>, when the client is made.</>}
+      create={{ label: 'New OAuth client', onClick: () => setCreating(true) }}
+      above={
+        <section aria-labelledby="oauth-metadata-h" className="stack" style={{ gap: 4 }}>
+          <h2 id="oauth-metadata-h" style={{ fontSize: '1rem', margin: 0 }}>Authorization server metadata</h2>
+          <div className="row" style={{ flexWrap: 'nowrap', alignItems: 'flex-start' }}>
+            <code aria-label="Metadata URL" style={{ wordBreak: 'break-all' }}>{metadataUrl}</code>
+            <CopyButton text={metadataUrl} what="the metadata URL" />
+          </div>
+          <p className="muted small">RFC 8414: the endpoints (<code style={{ wordBreak: 'break-all' }}>{issuer}/authorize</code>, <code>/token</code>, <code>/revoke</code>), grants and scopes a client library needs.</p>
+        </section>
+      }
+      error={list.error ?? del.error}
+      columns={columns} rows={list.data} rowKey={(c) => c._id} empty="No OAuth client yet."
+    >
       <Dialog open={creating} title="New OAuth client" onClose={() => setCreating(false)}>
         {creating ? <OAuthClientForm appId={appId} onDone={(made) => { setCreating(false); if (made.clientSecret) setShown({ name: made.name, id: made._id, secret: made.clientSecret }); void invalidate(); }} /> : null}
       </Dialog>
@@ -84,7 +72,7 @@ export function OAuthClientsPage() {
         onConfirm={() => { del.reset(); del.mutate(deleting!._id); setDeleting(null); }}>
         <p>Deleting the client ends all its grants at once: every access and refresh token it holds, users&apos; included, is refused from now on, and its secret no longer works. This cannot be undone.</p>
       </ConfirmDialog>
-    </div>
+    </ListPage>
   );
 }
 

@@ -6,7 +6,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
-import { Pager } from '../../components/pager';
+import type { Scenario } from '../../data/types';
+import { ListPage, type Column } from '../../components/list-page';
 import { TextField } from '../../components/text-field';
 import { useScenariosQuery } from '../../data/scenarios/scenarios-query';
 import { useScenarioCreateMutation } from '../../data/scenarios/scenario-create-mutation';
@@ -23,36 +24,26 @@ function ScenarioList({ appId }: { appId: string }) {
   const [creating, setCreating] = useState(false);
   const limit = 50;
   const list = useScenariosQuery(appId, { limit, offset });
+  const columns: Array<Column<Scenario>> = [
+    { header: 'Name', cell: (s) => <><Link to={`/app/${appId}/scenarios/${s._id}`}>{s.name}</Link>{s.description ? <div className="muted small">{s.description}</div> : null}</> },
+    { header: 'Trigger', cell: (s) => triggerSummary(s.trigger), td: { className: 'small' } },
+    { header: 'Steps', cell: (s) => s.steps.length },
+    { header: 'Status', cell: (s) => <span className={`badge ${s.active ? 'ok' : ''}`}>{s.active ? 'active' : 'inactive'}</span> },
+    { header: 'Updated', cell: (s) => new Date(s.updatedAt).toLocaleString(), td: { className: 'muted small' } },
+  ];
   return (
-    <div className="stack">
-      <div className="page-head" style={{ marginBottom: 0 }}>
-        <div>
-          <h1>Scenarios</h1>
-          <p className="muted">Small automations: when an event, a schedule or a click happens, run steps (HTTP calls, record writes, chat messages, waits).</p>
-        </div>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>New scenario</button>
-      </div>
-      <ErrorBox error={list.error} />
-      <table className="list">
-        <thead><tr><th scope="col">Name</th><th scope="col">Trigger</th><th scope="col">Steps</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
-        <tbody>
-          {list.data?.data.map((s) => (
-            <tr key={s._id}>
-              <td><Link to={`/app/${appId}/scenarios/${s._id}`}>{s.name}</Link>{s.description ? <div className="muted small">{s.description}</div> : null}</td>
-              <td className="small">{triggerSummary(s.trigger)}</td>
-              <td>{s.steps.length}</td>
-              <td><span className={`badge ${s.active ? 'ok' : ''}`}>{s.active ? 'active' : 'inactive'}</span></td>
-              <td className="muted small">{new Date(s.updatedAt).toLocaleString()}</td>
-            </tr>
-          ))}
-          {list.data?.data.length === 0 ? <tr><td colSpan={5} className="muted">No scenario yet.</td></tr> : null}
-        </tbody>
-      </table>
-      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Scenario pages" /> : null}
+    <ListPage
+      title="Scenarios"
+      intro="Small automations: when an event, a schedule or a click happens, run steps (HTTP calls, record writes, chat messages, waits)."
+      create={{ label: 'New scenario', onClick: () => setCreating(true) }}
+      error={list.error}
+      columns={columns} rows={list.data?.data} rowKey={(s) => s._id} empty="No scenario yet."
+      page={list.data ? { total: list.data.meta.total, offset, limit, onOffset: setOffset, label: 'Scenario pages' } : undefined}
+    >
       <Dialog open={creating} title="New scenario" onClose={() => setCreating(false)}>
         {creating ? <NewScenario appId={appId} /> : null}
       </Dialog>
-    </div>
+    </ListPage>
   );
 }
 

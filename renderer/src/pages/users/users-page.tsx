@@ -6,7 +6,7 @@ import { ApiError } from '../../api/client';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
-import { Pager } from '../../components/pager';
+import { ListPage, type Column } from '../../components/list-page';
 import { TextField } from '../../components/text-field';
 import { useUsersQuery } from '../../data/users/users-query';
 import { useUserCreateMutation } from '../../data/users/user-create-mutation';
@@ -32,47 +32,41 @@ export function UsersPage() {
   const role = useUserUpdateMutation(appId);
   const impersonate = useUserImpersonateMutation(appId, { onSuccess: setImpersonated });
   const recover = useUserRecoveryMutation(appId, { onSuccess: (u) => setNotice(`A recovery email for ${u.email} is in the outbox.`) });
-  return (
-    <div className="stack">
-      <div className="page-head" style={{ marginBottom: 0 }}>
-        <div>
-          <h1>Users</h1>
-          <p className="muted">People who sign in to this workspace's API. Roles: <code>admin</code> can do everything; <code>user</code> follows the collections' access rules.</p>
+  const columns: Array<Column<User>> = [
+    { header: 'Email', cell: (u) => <>{u.email}<div className="muted small mono">{u._id}</div></> },
+    { header: 'Name', cell: (u) => u.name },
+    {
+      header: 'Role',
+      cell: (u) => (
+        <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => role.mutate({ id: u._id, body: { role: e.target.value } })}>
+          {[...new Set(['user', 'admin', u.role])].map((r) => <option key={r} value={r}>{r}</option>)}
+        </select>
+      ),
+    },
+    { header: 'Created', cell: (u) => new Date(u.createdAt).toLocaleString(), td: { className: 'muted small' } },
+    {
+      header: 'Actions',
+      cell: (u) => (
+        <div className="row">
+          <button type="button" className="small" onClick={() => setEditing(u)} aria-label={`Edit ${u.email}`}>Edit</button>
+          <button type="button" className="small" onClick={() => impersonate.mutate(u)} aria-label={`Impersonate ${u.email}`}>Impersonate</button>
+          <button type="button" className="small" onClick={() => recover.mutate(u)} aria-label={`Send a recovery email to ${u.email}`}>Send recovery email</button>
+          <button type="button" className="small" onClick={() => setDeleting(u)} aria-label={`Delete ${u.email}`}>Delete</button>
         </div>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>New user</button>
-      </div>
-      <div className="toolbar" role="search">
-        <label className="check">Search by email <input type="search" value={search} onChange={(e) => { setSearch(e.target.value); setOffset(0); }} placeholder="part of an email" /></label>
-      </div>
-      <ErrorBox error={list.error ?? role.error ?? impersonate.error ?? recover.error} />
-      {notice ? <div className="notice" role="status">{notice} <Link to={`/app/${appId}/outbox`}>Open the outbox</Link></div> : null}
-      <div className="table-wrap">
-        <table className="list">
-          <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
-          <tbody>
-            {list.data?.data.map((u) => (
-              <tr key={u._id}>
-                <td>{u.email}<div className="muted small mono">{u._id}</div></td>
-                <td>{u.name}</td>
-                <td>
-                  <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => role.mutate({ id: u._id, body: { role: e.target.value } })}>
-                    {[...new Set(['user', 'admin', u.role])].map((r) => <option key={r} value={r}>{r}</option>)}
-                  </select>
-                </td>
-                <td className="muted small">{new Date(u.createdAt).toLocaleString()}</td>
-                <td><div className="row">
-                  <button type="button" className="small" onClick={() => setEditing(u)} aria-label={`Edit ${u.email}`}>Edit</button>
-                  <button type="button" className="small" onClick={() => impersonate.mutate(u)} aria-label={`Impersonate ${u.email}`}>Impersonate</button>
-                  <button type="button" className="small" onClick={() => recover.mutate(u)} aria-label={`Send a recovery email to ${u.email}`}>Send recovery email</button>
-                  <button type="button" className="small" onClick={() => setDeleting(u)} aria-label={`Delete ${u.email}`}>Delete</button>
-                </div></td>
-              </tr>
-            ))}
-            {list.data?.data.length === 0 ? <tr><td colSpan={5} className="muted">No user matches.</td></tr> : null}
-          </tbody>
-        </table>
-      </div>
-      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="User pages" /> : null}
+      ),
+    },
+  ];
+  return (
+    <ListPage
+      title="Users"
+      intro={<>People who sign in to this workspace&apos;s API. Roles: <code>admin</code> can do everything; <code>user</code> follows the collections&apos; access rules.</>}
+      create={{ label: 'New user', onClick: () => setCreating(true) }}
+      search={<label className="check">Search by email <input type="search" value={search} onChange={(e) => { setSearch(e.target.value); setOffset(0); }} placeholder="part of an email" /></label>}
+      error={list.error ?? role.error ?? impersonate.error ?? recover.error}
+      notice={notice ? <div className="notice" role="status">{notice} <Link to={`/app/${appId}/outbox`}>Open the outbox</Link></div> : null}
+      columns={columns} rows={list.data?.data} rowKey={(u) => u._id} empty="No user matches."
+      page={list.data ? { total: list.data.meta.total, offset, limit, onOffset: setOffset, label: 'User pages' } : undefined}
+    >
 
       <Dialog open={creating} title="New user" onClose={() => setCreating(false)}>
         {creating ? <CreateUser appId={appId} onDone={() => setCreating(false)} /> : null}
@@ -93,7 +87,7 @@ export function UsersPage() {
           </div>
         ) : null}
       </Dialog>
-    </div>
+    </ListPage>
   );
 }
 

@@ -7,6 +7,7 @@ import { ApiError } from '../../api/client';
 import { CopyButton } from '../../components/copy-button';
 import { Dialog } from '../../components/dialog';
 import { ErrorBox } from '../../components/error-box';
+import { ListPage, type Column } from '../../components/list-page';
 import { Pager } from '../../components/pager';
 import { TextField } from '../../components/text-field';
 import { FilterBatchFields, filterBatchBody, filterBatchState } from './filter-batch-fields';
@@ -45,35 +46,34 @@ function WebhookList({ appId }: { appId: string }) {
   const limit = 50;
   const list = useWebhooksQuery(appId, { limit, offset });
   const toggle = useWebhookSaveMutation(appId);
-  return (
-    <div className="stack">
-      <div className="page-head" style={{ marginBottom: 0 }}>
-        <div>
-          <h1>Webhooks</h1>
-          <p className="muted">Events of this workspace POSTed to your URLs, signed per Standard Webhooks, retried on failure.</p>
+  const columns: Array<Column<Webhook>> = [
+    { header: 'Name', cell: (w) => <Link to={`/app/${appId}/webhooks/${w._id}`}>{w.name}</Link> },
+    { header: 'URL', cell: (w) => w.url, td: { className: 'mono small' } },
+    {
+      header: 'Events',
+      cell: (w) => <>{w.events.join(', ')}{w.filter?.collection ? <span className="muted"> · {w.filter.collection}</span> : null}{w.filter?.match ? <span className="muted"> · match</span> : null}{w.batch ? <span className="muted"> · batches of {w.batch.maxEvents} / {w.batch.maxWaitMs} ms</span> : null}</>,
+      td: { className: 'small' },
+    },
+    { header: 'Active', cell: (w) => <input type="checkbox" aria-label={`Active: ${w.name}`} checked={w.active} onChange={() => toggle.mutate({ id: w._id, body: { active: !w.active } })} /> },
+    {
+      header: 'Actions',
+      cell: (w) => (
+        <div className="row">
+          <Link className="button small" to={`/app/${appId}/webhooks/${w._id}`} aria-label={`Deliveries of ${w.name}`}>Deliveries</Link>
+          <button type="button" className="small" onClick={() => setEditing(w)} aria-label={`Edit ${w.name}`}>Edit</button>
         </div>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>New webhook</button>
-      </div>
-      <ErrorBox error={list.error ?? toggle.error} />
-      <table className="list">
-        <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Active</th><th scope="col">Actions</th></tr></thead>
-        <tbody>
-          {list.data?.data.map((w) => (
-            <tr key={w._id}>
-              <td><Link to={`/app/${appId}/webhooks/${w._id}`}>{w.name}</Link></td>
-              <td className="mono small">{w.url}</td>
-              <td className="small">{w.events.join(', ')}{w.filter?.collection ? <span className="muted"> · {w.filter.collection}</span> : null}{w.filter?.match ? <span className="muted"> · match</span> : null}{w.batch ? <span className="muted"> · batches of {w.batch.maxEvents} / {w.batch.maxWaitMs} ms</span> : null}</td>
-              <td><input type="checkbox" aria-label={`Active: ${w.name}`} checked={w.active} onChange={() => toggle.mutate({ id: w._id, body: { active: !w.active } })} /></td>
-              <td><div className="row">
-                <Link className="button small" to={`/app/${appId}/webhooks/${w._id}`} aria-label={`Deliveries of ${w.name}`}>Deliveries</Link>
-                <button type="button" className="small" onClick={() => setEditing(w)} aria-label={`Edit ${w.name}`}>Edit</button>
-              </div></td>
-            </tr>
-          ))}
-          {list.data?.data.length === 0 ? <tr><td colSpan={5} className="muted">No webhook yet.</td></tr> : null}
-        </tbody>
-      </table>
-      {list.data ? <Pager total={list.data.meta.total} offset={offset} limit={limit} onOffset={setOffset} label="Webhook pages" /> : null}
+      ),
+    },
+  ];
+  return (
+    <ListPage
+      title="Webhooks"
+      intro="Events of this workspace POSTed to your URLs, signed per Standard Webhooks, retried on failure."
+      create={{ label: 'New webhook', onClick: () => setEditing('new') }}
+      error={list.error ?? toggle.error}
+      columns={columns} rows={list.data?.data} rowKey={(w) => w._id} empty="No webhook yet."
+      page={list.data ? { total: list.data.meta.total, offset, limit, onOffset: setOffset, label: 'Webhook pages' } : undefined}
+    >
       <Dialog open={!!editing} title={editing === 'new' ? 'New webhook' : `Edit ${editing?.name ?? ''}`} onClose={() => setEditing(null)}>
         {editing ? <WebhookForm appId={appId} webhook={editing === 'new' ? undefined : editing} onDone={(w) => { setEditing(null); if (w?.secret) setCreated(w); }} /> : null}
       </Dialog>
@@ -85,7 +85,7 @@ function WebhookList({ appId }: { appId: string }) {
           </div>
         ) : null}
       </Dialog>
-    </div>
+    </ListPage>
   );
 }
 
