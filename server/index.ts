@@ -74,8 +74,8 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
     // hash, most of a start's time, is begun now and made while the rest of the start runs.
     if (!db && config.adminPassword && (!config.dataDir || !existsSync(join(config.dataDir, 'homebase.json')))) hashAhead(config.adminPassword, config.bcryptCost);
     const bus = new EventBus();
-    // The PostgreSQL side (pg-start.ts and the pg client under it) is loaded only with a database.
-    const registry = db ? await (await import('./storage/pg-start.js')).openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
+    // The PostgreSQL side (storage/pg/start.ts and the pg client under it) is loaded only with a database.
+    const registry = db ? await (await import('./storage/pg/start.js')).openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
     const ctx: AppContext = createContext({ config, registry, bus, upgradeHandlers: [], closers: [] });
     const app = buildApp(ctx, modules);
     for (const m of modules) await m.start?.(ctx);

@@ -22,7 +22,7 @@ import { PgWorkspaceBackend } from './pg/workspace-backend.js';
 
 /** The PostgreSQL driver behind a workspace (`--database`): its stores are tables, its settings
  *  and keys a row of homebase_workspaces; its folder holds only uploaded files (`--files`). And
- *  what the processes on the database share (storage/pg-start.ts). */
+ *  what the processes on the database share (storage/pg/start.ts). */
 export interface PgBackend extends ProcessLink {
   db: PgDatabase;
   workspaces: PgWorkspaces;

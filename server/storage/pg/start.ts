@@ -5,12 +5,12 @@
 // processes must know of travel the same way as control messages: a workspace created, deleted
 // or swapped wholesale, its settings (schema) written, and what modules tell each other (`tell`
 // and `hear`: a scenario's schedule changed).
-import type { EventBus, BusEvent } from '../core/bus.js';
-import type { ServerConfig } from '../core/config.js';
-import { logger } from '../core/logger.js';
-import { Registry } from './registry.js';
-import type { PgBackend } from './workspace.js';
-import type { PgDatabase } from './pg/pg-store.js';
+import type { EventBus, BusEvent } from '../../core/bus.js';
+import type { ServerConfig } from '../../core/config.js';
+import { logger } from '../../core/logger.js';
+import { Registry } from '../registry.js';
+import type { PgBackend } from '../workspace.js';
+import type { PgDatabase } from './pg-store.js';
 
 /** Events waiting to be relayed at most; control messages are never dropped. */
 const RELAY_QUEUE_MAX = 100_000;
@@ -24,8 +24,8 @@ type Control = { $control: 'created' | 'deleted' | 'replaced' | 'settings' } | {
 type Handler = Parameters<PgBackend['hear']>[1];
 
 export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: EventBus): Promise<Registry> {
-  const { PgWorkspaces } = await import('./pg/workspaces.js');
-  const { EventRelay, SharedLoginLimiter, claimTick, liveOrigins } = await import('./pg/coordination.js');
+  const { PgWorkspaces } = await import('./workspaces.js');
+  const { EventRelay, SharedLoginLimiter, claimTick, liveOrigins } = await import('./coordination.js');
   let registry: Registry | undefined;
   const handlers = new Map<string, Handler>();
   // Relayed messages are handled one after another, in the order they arrive.
@@ -79,7 +79,7 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
   // and dropped events with no fault at all). A failed send is tried again, from the first event
   // that did not go out, after a short pause (the database may be back). Only past the bound of
   // waiting events (the database away for long) are events dropped, and said so.
-  const { RelayFailure } = await import('./pg/coordination.js');
+  const { RelayFailure } = await import('./coordination.js');
   const queue: Array<[string, unknown]> = [];
   let sending = false;
   let dropped = 0;
