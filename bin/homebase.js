@@ -28,6 +28,13 @@ if (existsSync(source)) {
   await import(pathToFileURL(source).href);
 } else {
   // The bundle (npm run build:bundle) starts faster; dist/server/cli.js is the same program.
-  const bundle = fileURLToPath(new URL('../dist/server/bundle/cli.js', import.meta.url));
-  await import(pathToFileURL(existsSync(bundle) ? bundle : fileURLToPath(new URL('../dist/server/cli.js', import.meta.url))).href);
+  // Its CommonJS build runs with a V8 code cache (code-cache.js), faster again from the second start.
+  const commonJs = fileURLToPath(new URL('../dist/server/bundle/cli.cjs', import.meta.url));
+  if (existsSync(commonJs)) {
+    const { runCommonJs } = await import('./code-cache.js');
+    runCommonJs(commonJs);
+  } else {
+    const bundle = fileURLToPath(new URL('../dist/server/bundle/cli.js', import.meta.url));
+    await import(pathToFileURL(existsSync(bundle) ? bundle : fileURLToPath(new URL('../dist/server/cli.js', import.meta.url))).href);
+  }
 }

@@ -22,6 +22,8 @@ const zodEnglishOnly = {
   },
 };
 
+// openapi-typescript and TypeScript serve `homebase types` only (loaded on use): left installed.
+const external = ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router', 'openapi-typescript', 'typescript'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/server/bundle`;
 await rm(outdir, { recursive: true, force: true });
@@ -35,10 +37,29 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  // openapi-typescript and TypeScript serve `homebase types` only (loaded on use): left installed.
-  external: ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router', 'openapi-typescript', 'typescript'],
+  external,
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
+  plugins: [zodEnglishOnly],
+  logLevel: 'warning',
+});
+
+// The CLI once more as one CommonJS file (cli.cjs), which the bin runs with a V8 code cache
+// (bin/code-cache.js): Node 20 caches no compiled code of ES modules. One file, as CommonJS
+// output cannot be split: what a start does not run stays uncompiled inside it. import.meta.url
+// becomes the file's own URL.
+await build({
+  absWorkingDir: root,
+  entryPoints: { cli: 'server/cli.ts' },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external,
+  define: { 'import.meta.url': '__homebaseModuleUrl' },
+  banner: { js: "var __homebaseModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [zodEnglishOnly],
   logLevel: 'warning',
 });

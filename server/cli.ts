@@ -139,6 +139,8 @@ async function serve(args: string[]) {
     ].filter((l) => l !== '');
     process.stdout.write(lines.join('\n') + '\n');
   }
+  // The bin's code cache (bin/code-cache.js) is written now that a start has run, when it needs to be.
+  (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('homebase.started')]?.();
   // With --json, stdout carries only its line: request lines go to stderr.
   if (!quiet) logRequests(srv.server, json ? process.stderr : process.stdout);
   let stopping = false;

@@ -7,7 +7,7 @@
 // Slow (a build, an npm install from the registry): one install shared by the whole file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +105,8 @@ describe('the packed package', { timeout: 300_000 }, () => {
     const pkg = join(project, 'node_modules', 'homebase');
     const shipped = filesUnder(join(pkg, 'dist')).map((f) => relative(pkg, f).split(sep).join('/'));
     expect(shipped).toContain('dist/server/bundle/cli.js');
+    expect(shipped).toContain('dist/server/bundle/cli.cjs');
+    expect(existsSync(join(pkg, 'bin', 'code-cache.js'))).toBe(true);
     expect(shipped.filter((f) => /\.test\.|\.spec\.|^dist\/server\/test\/|\.fixture\./.test(f))).toEqual([]);
     const helpers = testOnlySources();
     const emitted = (source: string) => [source.replace(/\.ts$/, '.js'), source.replace(/\.ts$/, '.d.ts')].map((f) => `dist/${f}`);
@@ -162,6 +164,49 @@ describe('the packed package', { timeout: 300_000 }, () => {
     // Only the public entries are reachable: the server's internals are not part of the package's surface.
     const internal = await run(process.execPath, ['--input-type=module', '-e', "await import('homebase/dist/server/index.js')"], { cwd: project }).then(() => 'loaded', () => 'refused');
     expect(internal).toBe('refused');
+  });
+
+  it('the bin keeps a code cache: written by the first start, used as is by the next, replaced when damaged', async () => {
+    const bin = join(project, 'node_modules', '.bin', 'homebase');
+    const cache = join(dir, 'code-cache');
+    /** One start of the installed bin: its first answer, then SIGTERM and its exit. */
+    const start = async () => {
+      const child = spawn(bin, ['serve', '--port', '0', '--host', '127.0.0.1', '--in-memory', '--json', '--quiet'],
+        { cwd: project, env: { ...process.env, VITEST: undefined, HOMEBASE_CODE_CACHE: cache } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => { err += d; });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))).url); });
+        void exited.then((code) => reject(new Error(`serve exited (${code}): ${err}`)));
+      });
+      const res = await fetch(`${url}/health`);
+      expect(res.status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    };
+    const files = () => (existsSync(cache) ? readdirSync(cache) : []);
+    await start();
+    expect(files()).toHaveLength(1);
+    const file = join(cache, files()[0]);
+    const first = statSync(file);
+    expect(first.size).toBeGreaterThan(100_000); // compiled code, not an empty file
+    expect(first.mode & 0o077).toBe(0); // the user's own
+    // Accepted by V8: left as it is (a rejected cache would be replaced, by a rename).
+    await start();
+    expect(statSync(file).ino).toBe(first.ino);
+    // Damaged (same header, so offered to V8, which rejects it): the server starts all the same,
+    // compiled from source, and the cache is made again.
+    const bytes = readFileSync(file);
+    const header = bytes.indexOf(0x0a) + 1;
+    bytes.fill(0x5a, header);
+    writeFileSync(file, bytes);
+    await start();
+    expect(files()).toHaveLength(1);
+    const again = readFileSync(file);
+    expect(again.subarray(0, header)).toEqual(bytes.subarray(0, header));
+    expect(again.subarray(header).every((b) => b === 0x5a)).toBe(false);
   });
 
   it("README's quick start runs as written (on a free port instead of 4700)", async () => {
