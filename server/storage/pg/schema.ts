@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import { indexName, orderedIndexesSql, sortIndexSql } from './sql-query.js';
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -320,6 +320,19 @@ async function v8(c: pg.PoolClient): Promise<void> {
   }
 }
 
+// Version 9: the `_sx` ordered index again, with its predicate written as an equality (see
+// sql-query.ts extraSortSql): version 8's, an inequality, no longer matches the page query.
+async function v9(c: pg.PoolClient): Promise<void> {
+  const rows = (await c.query<{ table_name: string; field_name: string }>(
+    'SELECT table_name, field_name FROM homebase_indexes ORDER BY table_name, field_name')).rows;
+  for (const r of rows) {
+    const sx = orderedIndexesSql(r.table_name, r.field_name, true).find((sql) => sql.includes('_sx ON'));
+    if (!sx) continue;
+    await c.query(`DROP INDEX IF EXISTS ${indexName(r.table_name, r.field_name)}_sx`);
+    await c.query(sx);
+  }
+}
+
 type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
 const sql = (text: (hasIcu: boolean) => string): Upgrade => (c, hasIcu) => c.query(text(hasIcu));
 
@@ -333,6 +346,7 @@ const UPGRADES: Upgrade[] = [
   sql(() => V6),
   sql(() => V7),
   v8,
+  v9,
 ]; 
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */
