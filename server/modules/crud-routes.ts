@@ -1,5 +1,7 @@
 // `itemRoutes`: the routes of one item by id. `wholeListRoutes`: GET (the whole list, no paging)
 // and POST of a short resource created and deleted but never changed (API keys, OAuth clients).
+// `settingRoutes`: GET, PUT and DELETE of one setting of a workspace on the console API (its
+// clock, its faults).
 // `crudRoutes`: the five routes of a resource that is listed, created, read, changed and deleted: GET and POST on `path`, GET, PUT and PATCH (both
 // a partial update) and DELETE on `path/:id`. HTTP only: handlers get the body as sent, and the
 // services apply their rules to it (the read-only rule of core/read-only.ts among them).
@@ -46,6 +48,26 @@ export function itemRoutes(router: Routes, path: string, h: ItemHandlers): void 
       res.status(204).end();
     });
   }
+}
+
+export interface SettingHandlers {
+  /** The setting as GET shows it. */
+  get(req: Request): unknown;
+  /** `body` as sent (the handler parses it); answers the setting. */
+  put(req: Request, body: unknown): Promise<unknown>;
+  /** Clears it; answers the setting, or nothing (204). */
+  clear(req: Request): Promise<unknown>;
+}
+
+/** GET, PUT and DELETE of a workspace's setting at `path`. */
+export function settingRoutes(router: Routes, path: string, h: SettingHandlers): void {
+  router.get(path, (req, res) => { res.json(h.get(req)); });
+  router.put(path, async (req, res) => { res.json(await h.put(req, req.body)); });
+  router.delete(path, async (req, res) => {
+    const after = await h.clear(req);
+    if (after === undefined) res.status(204).end();
+    else res.json(after);
+  });
 }
 
 export interface WholeListHandlers {

@@ -4,6 +4,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppContext, Module } from '../context.js';
 import { parseBody } from '../../core/validate.js';
+import { settingRoutes } from '../crud-routes.js';
 import { advance, CLOCK_TOPIC, clockMoved, putClock, readClock, realTime } from './service.js';
 
 /** `now` is an ISO 8601 date-time with a time zone (`Z` or an offset). */
@@ -19,22 +20,18 @@ const AdvanceBody = z.strictObject({ ms: z.number().int().min(0).max(MAX_ADVANCE
 export const clockModule: Module = {
   name: 'clock',
   consoleRoutes(router: Router, ctx: AppContext) {
-    router.get('/workspaces/:appId/clock', (req, res) => {
-      res.json(readClock(req.ws));
-    });
-
-    router.put('/workspaces/:appId/clock', async (req, res) => {
-      const body = parseBody(ClockBody, req.body);
-      res.json(await putClock(ctx, req.ws, { ...(body.now !== undefined ? { now: Date.parse(body.now) } : {}), ...(body.frozen !== undefined ? { frozen: body.frozen } : {}) }));
+    settingRoutes(router, '/workspaces/:appId/clock', {
+      get: (req) => readClock(req.ws),
+      put: (req, raw) => {
+        const body = parseBody(ClockBody, raw);
+        return putClock(ctx, req.ws, { ...(body.now !== undefined ? { now: Date.parse(body.now) } : {}), ...(body.frozen !== undefined ? { frozen: body.frozen } : {}) });
+      },
+      clear: (req) => realTime(ctx, req.ws),
     });
 
     router.post('/workspaces/:appId/clock/advance', async (req, res) => {
       const body = parseBody(AdvanceBody, req.body);
       res.json(await advance(ctx, req.ws, body.ms));
-    });
-
-    router.delete('/workspaces/:appId/clock', async (req, res) => {
-      res.json(await realTime(ctx, req.ws));
     });
   },
   start(ctx: AppContext) {

@@ -5,6 +5,7 @@ import type { Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { parseBody } from '../../core/validate.js';
+import { settingRoutes } from '../crud-routes.js';
 import { FaultsBody } from './schemas.js';
 import { clearFaults, FAULTS_TOPIC, hasRealtimeRule, putFaults, viewFaults } from './service.js';
 import { dropSockets } from '../realtime/index.js';
@@ -17,21 +18,15 @@ function dropIfRealtime(ctx: AppContext, ws: Workspace): void {
 export const faultsModule: Module = {
   name: 'faults',
   consoleRoutes(router: Router, ctx: AppContext) {
-    router.get('/workspaces/:appId/faults', (req, res) => {
-      res.json(viewFaults(req.ws));
-    });
-
-    router.put('/workspaces/:appId/faults', async (req, res) => {
-      const body = parseBody(FaultsBody, req.body);
-      await putFaults(req.ws, body);
-      req.ws.processes.tell(req.ws.id, FAULTS_TOPIC, {});
-      dropIfRealtime(ctx, req.ws);
-      res.json(viewFaults(req.ws));
-    });
-
-    router.delete('/workspaces/:appId/faults', async (req, res) => {
-      await clearFaults(req.ws);
-      res.status(204).end();
+    settingRoutes(router, '/workspaces/:appId/faults', {
+      get: (req) => viewFaults(req.ws),
+      put: async (req, raw) => {
+        await putFaults(req.ws, parseBody(FaultsBody, raw));
+        req.ws.processes.tell(req.ws.id, FAULTS_TOPIC, {});
+        dropIfRealtime(ctx, req.ws);
+        return viewFaults(req.ws);
+      },
+      clear: async (req) => { await clearFaults(req.ws); },
     });
   },
   start(ctx: AppContext) {
