@@ -112,7 +112,8 @@ const message = obj({
   author: obj({ _id: str, name: str }, ['_id', 'name']), createdAt: time, updatedAt: time,
 }, ['_id', 'channelId', 'text', 'type', 'author', 'createdAt', 'updatedAt']);
 
-const webhook = obj({
+// Converted from zod when the document is made, not when the server loads.
+const webhook = () => obj({
   _id: id, name: str, url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { type: 'string', description: `\`*\`, \`<group>.*\` or one of ${EVENT_TYPES.join(', ')}` } },
   active: { type: 'boolean' },
   filter: fromZod(hooks.WebhookFilter, { description: '`collection`: record events of that collection only; `match`: conditions on the event\'s `data` in the list filter\'s language (`{ "total": { "$gte": 100 } }`)' }),
@@ -187,7 +188,7 @@ export function componentSchemas(): Record<string, Schema> {
     ListMeta: obj({ total: { type: 'integer', minimum: -1, description: 'Items matching the list\'s filter in all; -1 when asked for with `skipTotal=true`' }, limit: { type: 'integer' }, offset: { type: 'integer' } }, ['total', 'limit', 'offset']),
     CollectionSetting: setting, Collection: collection, Field: field, View: view, Index: index, Record: record,
     User: user, LoginResult: loginResult, File: file, Channel: channel, Member: member, Message: message,
-    Webhook: webhook, WebhookCreated: { allOf: [ref('Webhook'), obj({ secret: { type: 'string', description: '`whsec_...`, shown this once' } }, ['secret'])] },
+    Webhook: webhook(), WebhookCreated: { allOf: [ref('Webhook'), obj({ secret: { type: 'string', description: '`whsec_...`, shown this once' } }, ['secret'])] },
     WebhookLog: webhookLog, Trigger: trigger, Step: step, Scenario: scenario, Execution: execution, Secret: secret,
 
     CollectionCreate: fromZod(db.NewCollectionBody), CollectionUpdate: fromZod(db.CollectionPatchBody), CollectionUpdateById: fromZod(db.CollectionByIdBody),
