@@ -32,8 +32,9 @@ export function rows(r: BenchResults): string[][] {
   }
   for (const { size, figure } of r.createSeries) out.push(['create series, Homebase (req/s)', int(size), fig(figure), '', '', '', '']);
   for (const l of Object.values((r.extra.lists ?? {}) as Record<string, ListsBenchResult>)) {
-    for (const f of l.firstAsked) out.push([`first-asked page of 50, ${f.name}: median (p95) ms`, int(l.size), `${f.medianMs.toFixed(2)} (${f.p95Ms.toFixed(2)})`, '', '', '', '']);
+    for (const f of l.firstAsked) out.push([`first-asked page of 50, ${f.name}: median (p95) ms${f.cpuMs !== undefined ? '; server CPU ms' : ''}`, int(l.size), `${f.medianMs.toFixed(2)} (${f.p95Ms.toFixed(2)})${f.cpuMs !== undefined ? `; ${f.cpuMs.toFixed(2)}` : ''}`, '', '', '', '']);
     out.push(['mix: 50 % GET, 20 % varied lists, 15 % PATCH, 15 % POST (req/s)', int(l.size), `${fmt(l.mix.median)} (${fmt(Math.min(...l.mix.rps))}–${fmt(Math.max(...l.mix.rps))})`, '', '', '', '']);
+    if (l.mix.cpuMs !== undefined) out.push(['mix: server main-thread CPU per request (ms) → req/s one free core could serve', int(l.size), `${l.mix.cpuMs.toFixed(3)} → ${fmt(1000 / l.mix.cpuMs)}`, '', '', '', '']);
     if (l.rss.maxDuringMb !== undefined) out.push(['RSS during the mix, at most / 2 s after (MB)', int(l.size), `${int(l.rss.maxDuringMb)} / ${int(l.rss.afterMb ?? 0)}`, '', '', '', '']);
   }
   const ms = (label: string, size: string, v?: number) => { if (v !== undefined) out.push([label, size, int(v), '', '', '', '']); };
