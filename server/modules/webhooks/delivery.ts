@@ -82,7 +82,10 @@ export class Deliverer {
   private ready = new Map<string, { ws: Workspace; ids: string[] }>();
   /** Attempts in flight per webhook. */
   private inFlight = new Map<string, number>();
-  private running = new Map<string, { wsId: string; abort: AbortController; done: Promise<unknown> }>();
+  /** Attempts in flight by workspace and delivery; `again` marks one whose next attempt came due
+   *  before it had ended (its lock is released after the retry is scheduled, which on PostgreSQL
+   *  is a round trip): that attempt runs as soon as this one ends instead of being dropped. */
+  private running = new Map<string, { wsId: string; abort: AbortController; done: Promise<unknown>; again?: boolean }>();
   private stopped = false;
   /** Open batches of the webhooks that batch their events (batches.ts). */
   readonly batcher = new Batcher((ws, webhookId, event, options) => this.enqueue(ws, webhookId, event, options));
@@ -235,13 +238,16 @@ export class Deliverer {
 
   private async run(ws: Workspace, id: string, hk: string, now = false): Promise<LogEntry | undefined> {
     const key = `${ws.id}\u0000${id}`;
-    if (this.running.has(key) || this.stopped) return undefined;
+    if (this.stopped) return undefined;
+    const current = this.running.get(key);
+    if (current) { current.again = true; return undefined; }
     const abort = new AbortController();
     const done = this.attempt(ws, id, abort.signal, now).catch((err) => {
       if (abort.signal.reason !== SHUTDOWN) logger.error({ err, workspace: ws.id, delivery: id }, 'webhook delivery failed');
       return undefined;
     });
-    this.running.set(key, { wsId: ws.id, abort, done });
+    const entry: { wsId: string; abort: AbortController; done: Promise<unknown>; again?: boolean } = { wsId: ws.id, abort, done };
+    this.running.set(key, entry);
     this.inFlight.set(hk, (this.inFlight.get(hk) ?? 0) + 1);
     try {
       return await done;
@@ -249,6 +255,12 @@ export class Deliverer {
       this.running.delete(key);
       const n = (this.inFlight.get(hk) ?? 1) - 1;
       if (n > 0) this.inFlight.set(hk, n); else this.inFlight.delete(hk);
+      // Not yet due, the attempt re-schedules itself; gone or made, it does nothing.
+      if (entry.again && !this.stopped) {
+        const queue = this.ready.get(hk);
+        if (queue) queue.ids.push(id); else this.ready.set(hk, { ws, ids: [id] });
+        queueMicrotask(() => this.pump());
+      }
     }
   }
 
