@@ -7,10 +7,10 @@ const nested = (depth: number): unknown => { let v: unknown = ['leaf']; for (let
 
 describe('key check', () => {
   it('refuses $ and dotted keys at any depth, in objects and arrays', () => {
-    expect(() => checkObject({ a: [{ b: [{ 'c.d': 1 }] }] })).toThrow(/contain a \./);
-    expect(() => checkObject({ a: [[{ $where: 1 }]] })).toThrow(/\$ character/);
+    expect(() => checkObject({ a: [{ b: [{ 'c.d': 1 }] }] })).toThrow("Field name 'c.d' may not start with '$', contain '.' or be '__proto__'");
+    expect(() => checkObject({ a: [[{ $where: 1 }]] })).toThrow("Field name '$where' may not");
     expect(() => checkObject({ when: { $$date: 1 }, gone: { $$deleted: true }, ok: [1, [2, { x: null }]] })).not.toThrow();
-    expect(() => checkObject({ when: { $$date: 'x' } })).toThrow(/\$ character/);
+    expect(() => checkObject({ when: { $$date: 'x' } })).toThrow("Field name '$$date' may not");
   });
 });
 
