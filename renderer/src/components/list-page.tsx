@@ -30,7 +30,7 @@ export interface ListPageProps<T> {
   rowKey: (row: T) => string;
   /** What an empty list says. */
   empty: ReactNode;
-  /** Paging, once the first page is in. */
+  /** Paging, once the first page is in (none under an empty list: "0–0 of 0" says nothing the empty state does not). */
   page?: { total: number; offset: number; limit: number; onOffset: (offset: number) => void; label: string };
   /** The page's dialogs. */
   children?: ReactNode;
@@ -62,7 +62,7 @@ export function ListPage<T>(props: ListPageProps<T>) {
           </tbody>
         </table>
       </div>
-      {props.page ? <Pager {...props.page} /> : null}
+      {props.page && props.page.total > 0 ? <Pager {...props.page} /> : null}
       {props.children}
     </div>
   );
