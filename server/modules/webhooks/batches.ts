@@ -11,7 +11,7 @@ import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
 import { logger } from '../../core/logger.js';
 import { BATCHES, type WebhookDoc } from './service.js';
-import type { Envelope } from './delivery.js';
+import type { Envelope } from './envelopes.js';
 
 interface BatchDoc {
   /** The webhook's id: one open batch per webhook. */

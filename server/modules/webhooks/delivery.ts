@@ -1,78 +1,28 @@
-// The durable delivery queue: one `webhook_deliveries` document per pending (webhook, event),
-// with its next attempt number and time, so pending deliveries and retries survive a restart.
-// Each attempt is signed per Standard Webhooks, logged in `webhook_logs`, and rescheduled on
-// failure until the attempts run out.
-import { createHash, randomUUID } from 'node:crypto';
-import { Webhook as Signer } from 'standardwebhooks';
+// The durable delivery queue: every pending (webhook, event) is stored with its next attempt
+// number and time (delivery-records.ts), so pending deliveries and retries survive a restart.
+// This file schedules them: timers per delivery, the due ones taken webhook by webhook within
+// the concurrency limits, each attempt alone on its delivery (send-attempt.ts sends and logs
+// it), rescheduled on failure until the attempts run out.
 import type { AppContext } from '../context.js';
 import type { BusEvent } from '../../core/bus.js';
-import { envelope } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/query.js';
-import { withIndexes, type Store } from '../../storage/store.js';
+import type { Store } from '../../storage/store.js';
 import { newId } from '../../core/ids.js';
-import { webhookFault } from '../faults/index.js';
 import { StorageUnavailableError, StoreUnavailableError, UniqueViolationError } from '../../storage/errors.js';
 import { logger } from '../../core/logger.js';
-import { ApiError } from '../../core/errors.js';
-import { sendRequest, describeRequestError } from '../../core/outbound-http.js';
-import { DELIVERIES, LOGS, signingSecret, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
+import { DELIVERIES, wantsEvent, webhookStore, type WebhookDoc } from './service.js';
 import { Batcher } from './batches.js';
 import { dataMatches } from './filter.js';
+import { boundedEnvelope, safeEnvelope, type Envelope } from './envelopes.js';
+import { deliveryIdOf, writeLog, type DeliveryDoc, type LogEntry } from './delivery-records.js';
+import { attemptLogEntry, sendAttempt, succeeded } from './send-attempt.js';
 
-/** Log entries kept per webhook; older ones are dropped. */
-export const LOGS_PER_WEBHOOK = 1000;
-/** Response bodies are logged up to this many bytes. */
-const RESPONSE_BODY_LIMIT = 4096;
-/** Request bodies are stored (pending deliveries, logs) up to this many bytes. */
-export const REQUEST_BODY_LIMIT = 64 * 1024;
 /** Attempts running at once to one webhook: a burst of its events queues rather than flooding
  *  its receiver, and a receiver that hangs holds up only its own deliveries. */
 export const MAX_PER_WEBHOOK = 4;
 /** Attempts running at once, all webhooks and workspaces together. */
 export const MAX_CONCURRENT = 64;
-
-export type Envelope = ReturnType<typeof envelope>;
-
-interface DeliveryDoc {
-  _id: string;
-  webhookId: string;
-  eventId: string;
-  event: Envelope;
-  /** Number of the next attempt, from 1. */
-  attempt: number;
-  /** Epoch ms of the next attempt. */
-  nextAttemptAt: number;
-  /** A test delivery (or one sent again by hand) goes out even while the webhook is inactive. */
-  test?: boolean;
-  /** The log entry this delivery sends again (`POST /webhooks/{id}/logs/{logId}/redeliver`). */
-  redeliveryOf?: string;
-  /** On PostgreSQL: the process (relay origin) that scheduled it; another takes it over once
-   *  that one is gone (takeover.ts). */
-  owner?: string;
-  createdAt: string;
-}
-
-export interface LogEntry {
-  _id: string;
-  webhookId: string;
-  eventId: string;
-  event: string;
-  attempt: number;
-  status: 'succeeded' | 'failed';
-  durationMs: number;
-  error: string | null;
-  /** `body`: the first 64 KiB of what was sent; `bodyTruncated` when that was not all of it. */
-  request: { url: string; headers: Record<string, string>; body: string; bodyTruncated?: boolean };
-  response: { status: number; body: string } | null;
-  /** When this failed attempt is retried (ISO time); null when it succeeded or was the last. */
-  nextAttemptAt: string | null;
-  /** The log entry whose event this attempt sends again, when sent again by hand. */
-  redeliveryOf?: string;
-  /** A webhook fault rule of the workspace failed this attempt (its index): nothing was sent. */
-  fault?: { rule: number };
-  createdAt: string;
-}
 
 const SHUTDOWN = 'shutdown';
 
@@ -283,38 +233,13 @@ export class Deliverer {
     // Deleted, or switched off since: the pending delivery is dropped (events fire only while active).
     if (!hook || (!hook.active && !delivery.test)) { await deliveries.remove(id); return undefined; }
 
-    const body = JSON.stringify(delivery.event);
-    const sentAt = new Date();
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': `Homebase-Webhooks/${this.ctx.config.version}`,
-      'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': new Signer(signingSecret(ws, hook)).sign(delivery.eventId, sentAt, body),
-    };
-    // A webhook fault rule (a test suite's) fails the attempt as if the receiver had answered
-    // its status: nothing is sent, and the retries follow as for any failure.
-    const fault = webhookFault(ws);
-    const outcome: Outcome = fault
-      ? { status: fault.status, body: '', error: `Injected fault: rule ${fault.rule} of this workspace's faults answered HTTP ${fault.status}; nothing was sent`, durationMs: 0 }
-      : await post(hook.url, headers, body, this.ctx.config.webhookTimeout, signal);
+    const sent = await sendAttempt(this.ctx, ws, delivery, hook, signal);
     if (signal.aborted && signal.reason === SHUTDOWN) return undefined; // left pending: retried after the restart
 
-    const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
-    const retry = !ok && delivery.attempt < this.maxAttempts;
+    const retry = !succeeded(sent) && delivery.attempt < this.maxAttempts;
     const nextAttemptAt = retry ? ws.now() + (this.ctx.config.webhookRetryDelays[delivery.attempt - 1] ?? 0) : undefined;
-    const entry: LogEntry = {
-      _id: newId(), webhookId: hook._id, eventId: delivery.eventId, event: delivery.event.type, attempt: delivery.attempt,
-      status: ok ? 'succeeded' : 'failed', durationMs: outcome.durationMs,
-      error: ok ? null : (outcome.error ?? `Receiver answered HTTP ${outcome.status}`),
-      request: { url: hook.url, headers, ...boundedBody(body) },
-      response: outcome.status === undefined ? null : { status: outcome.status, body: outcome.body ?? '' },
-      nextAttemptAt: nextAttemptAt === undefined ? null : new Date(nextAttemptAt).toISOString(),
-      ...(delivery.redeliveryOf ? { redeliveryOf: delivery.redeliveryOf } : {}),
-      ...(fault ? { fault: { rule: fault.rule } } : {}),
-      createdAt: ws.nowIso(),
-    };
-    await this.writeLog(ws, entry);
+    const entry = attemptLogEntry(ws, delivery, hook, sent, nextAttemptAt);
+    await writeLog(ws, entry);
 
     if (nextAttemptAt === undefined) {
       await deliveries.remove(id);
@@ -324,89 +249,9 @@ export class Deliverer {
     }
     return entry;
   }
-
-  private async writeLog(ws: Workspace, entry: LogEntry) {
-    const logs = await withIndexes(await ws.store(LOGS), [{ fieldName: 'webhookId' }]);
-    await logs.insert(entry as unknown as Doc);
-    const mine = { path: 'webhookId', op: '$eq' as const, values: [entry.webhookId] };
-    const { total } = await logs.find({ conditions: [mine], sort: [], limit: 0, offset: 0 });
-    if (total > LOGS_PER_WEBHOOK) {
-      const oldest = await logs.find({ conditions: [mine], sort: [{ path: 'createdAt', dir: 1 }], limit: total - LOGS_PER_WEBHOOK, offset: 0 });
-      await logs.removeWhere([{ path: '_id', op: '$in', values: oldest.data.map((d) => d._id) }]);
-    }
-  }
 }
 
 function hookKey(wsId: string, webhookId: string): string { return `${wsId}\u0000${webhookId}`; }
 
 /** Pauses before storing an event's deliveries is tried again (about a minute in all). */
 const ENQUEUE_RETRIES = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000, 30_000];
-
-/** The id of the delivery of one event to one webhook: the same however often it is stored. */
-function deliveryIdOf(eventId: string, webhookId: string): string {
-  return `d${createHash('sha256').update(`${eventId}\u0000${webhookId}`).digest('base64url').slice(0, 40)}`;
-}
-
-/** The envelope of a bus event, without anything that must never leave the server. */
-export function safeEnvelope(event: BusEvent): Envelope {
-  const env = envelope(event);
-  if (env.data && typeof env.data === 'object' && 'passwordHash' in env.data) {
-    const { passwordHash: _omit, ...data } = env.data as Record<string, unknown>;
-    return { ...env, data };
-  }
-  return env;
-}
-
-/** The event a log entry sent, read back from the exact JSON it logged (to send it again).
- *  An entry whose body was cut (over 64 KiB, which a bounded envelope never is) cannot be. */
-export function loggedEnvelope(entry: LogEntry): Envelope {
-  let event: Envelope | undefined;
-  if (!entry.request.bodyTruncated) {
-    try { event = JSON.parse(entry.request.body) as Envelope; } catch { /* below */ }
-  }
-  if (!event || typeof event !== 'object' || typeof event.id !== 'string') {
-    throw ApiError.conflict(`Log entry '${entry._id}' does not hold the whole event it sent, so it cannot be sent again`);
-  }
-  return event;
-}
-
-/** A test event for one webhook (`POST /webhooks/{id}/test`). */
-export function testEnvelope(ws: Workspace, webhookId: string): Envelope {
-  return {
-    id: `evt_${randomUUID()}`, type: 'webhook.test', timestamp: ws.nowIso(), app: ws.id,
-    data: { webhookId, message: 'Test event sent from Homebase' },
-  };
-}
-
-interface Outcome { status?: number; body?: string; error?: string; durationMs: number }
-
-async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    // Redirects are not followed: a 3xx is a failed delivery, like any non-2xx.
-    const answer = await sendRequest({ method: 'POST', url, headers, body, timeoutMs, limit: RESPONSE_BODY_LIMIT, signal: outer });
-    return { status: answer.status, body: answer.body, durationMs: elapsed() };
-  } catch (err) {
-    return { error: describeRequestError(err), durationMs: elapsed() };
-  }
-}
-
-/** An envelope whose JSON is over 64 KiB (a large record) is stored and sent with `data` cut
- *  down to the object's identifying keys and `truncated: true`: a pending delivery stays small,
- *  and the receiver still gets valid signed JSON naming the object, which it can fetch by id. */
-export function boundedEnvelope(event: Envelope): Envelope {
-  if ((event.type as string) === 'batch') return event; // its events were bounded one by one
-  if (Buffer.byteLength(JSON.stringify(event)) <= REQUEST_BODY_LIMIT) return event;
-  const data = (event.data ?? {}) as Record<string, unknown>;
-  const keep: Record<string, unknown> = {};
-  for (const k of ['_id', 'collection', 'channelId', 'name', 'createdAt', 'updatedAt']) if (data[k] !== undefined) keep[k] = data[k];
-  return { ...event, data: keep, truncated: true } as Envelope;
-}
-
-function boundedBody(body: string): { body: string; bodyTruncated?: boolean } {
-  if (body.length <= REQUEST_BODY_LIMIT / 4 || Buffer.byteLength(body) <= REQUEST_BODY_LIMIT) return { body };
-  let cut = body.slice(0, REQUEST_BODY_LIMIT);
-  while (Buffer.byteLength(cut) > REQUEST_BODY_LIMIT) cut = cut.slice(0, -1024);
-  return { body: cut, bodyTruncated: true };
-}

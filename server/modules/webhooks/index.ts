@@ -4,5 +4,5 @@ export { create, type WebhooksState } from './memory.js';
 export * as schemas from './schemas.js';
 export { DumpWebhook, EventFilter, EventPatterns, isHttpUrl } from './schemas.js';
 export { publicWebhook, storedFilter, wantsEvent } from './service.js';
-export { safeEnvelope } from './delivery.js';
+export { safeEnvelope } from './envelopes.js';
 export { webhooksModule } from './routes.js';

@@ -9,7 +9,9 @@ import { crudRoutes } from '../crud-routes.js';
 import { ApiError } from '../../core/errors.js';
 import { createWebhook, deleteWebhook, getWebhookDoc, listWebhooks, publicWebhook, updateWebhook, LOGS } from './service.js';
 import { startTakeover } from './takeover.js';
-import { Deliverer, loggedEnvelope, testEnvelope, type LogEntry } from './delivery.js';
+import { Deliverer } from './delivery.js';
+import { loggedEnvelope, testEnvelope } from './envelopes.js';
+import type { LogEntry } from './delivery-records.js';
 import { onClockMove } from '../clock/index.js';
 
 function delivererOf(ctx: AppContext): Deliverer {

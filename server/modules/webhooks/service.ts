@@ -1,5 +1,6 @@
 // Webhooks: CRUD over the `webhooks` store, their signing secrets (sealed at rest, shown once)
-// and which events they receive. Delivery itself lives in delivery.ts.
+// and which events they receive. Delivery itself lives in delivery.ts (the queue), send-attempt.ts
+// (one attempt), delivery-records.ts (what it stores) and envelopes.ts (what it sends).
 import { randomBytes } from 'node:crypto';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc, StoreQuery } from '../../storage/query.js';
