@@ -4,7 +4,7 @@
 // one record ("changed") and after every record was rewritten ("full"). A throwaway cluster with
 // fsync on. Run: `npx tsx bench/pg-restore.ts [--sizes 1000,10000] [--runs 15]`
 import { parseArgs } from 'node:util';
-import { PgDatabase } from '../server/storage/pg/pg-store.js';
+import { PgDatabase } from '../server/storage/pg/database.js';
 import { restoreDbSnapshot, takeDbSnapshot } from '../server/storage/pg/snapshots.js';
 import { startPgCluster } from '../server/test/pg-cluster.js';
 import { generatePeople } from './lib/data.js';

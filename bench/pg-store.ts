@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { DocStore } from '../server/storage/embedded/doc-store.js';
 import type { Store } from '../server/storage/store.js';
 import { embeddedStore } from '../server/storage/embedded/embedded-store.js';
-import { PgDatabase } from '../server/storage/pg/pg-store.js';
+import { PgDatabase } from '../server/storage/pg/database.js';
 import { startPgCluster, type PgCluster } from '../server/test/pg-cluster.js';
 import type { Doc, StoreQuery } from '../server/storage/query.js';
 import { personBody, prng, randomId } from './lib/data.js';

@@ -11,7 +11,7 @@ import { hashAhead } from './modules/users/index.js';
 import { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/database-error.js';
-import type { PgDatabase } from './storage/pg/pg-store.js';
+import type { PgDatabase } from './storage/pg/database.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './modules/context.js';
 import { createContext } from './modules/server-state.js';
@@ -56,7 +56,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
     // The URL is checked, the server reached and the driver's schema created or upgraded (a newer
     // one is refused) before anything else. Loaded only when asked for: the embedded default
     // never pays for the pg client.
-    const { PgDatabase } = await import('./storage/pg/pg-store.js');
+    const { PgDatabase } = await import('./storage/pg/database.js');
     return assemble(config, await PgDatabase.open(config.database));
   }
   return assemble(config, undefined);

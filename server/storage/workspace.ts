@@ -12,7 +12,7 @@ import { embeddedStore } from './embedded/embedded-store.js';
 import { SettingsStore } from './settings-store.js';
 import { StorageUnavailableError, StoreUnavailableError } from './errors.js';
 import { recoverSwap } from './embedded/swap.js';
-import type { PgDatabase } from './pg/pg-store.js';
+import type { PgDatabase } from './pg/database.js';
 import type { PgWorkspaces } from './pg/workspaces.js';
 import type { EventRelay } from './pg/coordination.js';
 import { ALONE, type ProcessLink } from './processes.js';

@@ -3,7 +3,7 @@
 // skip with pgBin).
 import { afterAll, beforeAll } from 'vitest';
 import { pgBin, startPgCluster, type PgCluster } from './pg-cluster.js';
-import { PgDatabase } from '../storage/pg/pg-store.js';
+import { PgDatabase } from '../storage/pg/database.js';
 
 export interface PgSuite {
   /** The cluster (valid inside the tests). */

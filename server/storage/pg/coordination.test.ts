@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { pgBin, startPgCluster, type PgCluster } from '../../test/pg-cluster.js';
-import { PgDatabase } from './pg-store.js';
+import { PgDatabase } from './database.js';
 import { claimTick, EventRelay, SharedLoginLimiter, type RelayedEvent } from './coordination.js';
 import { RateLimitedError, StoreUnavailableError } from '../errors.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';

@@ -5,7 +5,7 @@
 //  - SharedLoginLimiter: failed-login counts per workspace and email, one window for all processes.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { PgDatabase } from './pg-store.js';
+import type { PgDatabase } from './database.js';
 import { RateLimitedError } from '../errors.js';
 
 /** NOTIFY payloads are limited to 8,000 bytes; larger events travel through a table. */

@@ -10,7 +10,7 @@ import { exited, serveJson, spawnCli } from '../../test/spawn.js';
 import { pgBin, startPgCluster, type PgCluster } from '../../test/pg-cluster.js';
 import { createServer, DatabaseError } from '../../index.js';
 import { SCHEMA_VERSION } from './schema.js';
-import { PgDatabase } from './pg-store.js';
+import { PgDatabase } from './database.js';
 import { createServer as listen } from 'node:net';
 
 async function closedPort(): Promise<number> {

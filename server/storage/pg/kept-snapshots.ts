@@ -3,7 +3,7 @@
 // code and the pg client under it load on first use only.
 import type { KeptSnapshots, KeptSnapshotOptions } from '../workspace-backend.js';
 import type { WorkspaceSettings } from '../workspace.js';
-import type { PgDatabase } from './pg-store.js';
+import type { PgDatabase } from './database.js';
 
 const load = () => import('./snapshots.js');
 

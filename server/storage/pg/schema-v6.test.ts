@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { pgBin } from '../../test/pg-cluster.js';
 import { usePgDatabase } from '../../test/pg-suite.js';
-import { createIndex, storeTableSql } from './pg-store.js';
+import { createIndex, storeTableSql } from './store-tables.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { indexName, listSql } from './sql-query.js';
 import { parseListQuery } from '../../core/list-query.js';

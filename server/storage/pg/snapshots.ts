@@ -16,7 +16,8 @@
 //  - the settings row gets the snapshot's settings.
 import type pg from 'pg';
 import { NotFoundError, UniqueViolationError } from '../errors.js';
-import { createIndex, createdIndexSql, dropIndex, storeTableSql, type PgDatabase } from './pg-store.js';
+import { createIndex, createdIndexSql, dropIndex, storeTableSql } from './store-tables.js';
+import type { PgDatabase } from './database.js';
 import { SETTINGS_LOCK } from './workspaces.js';
 
 /** Rows to write back above which a store is rebuilt from its copy rather than patched. */

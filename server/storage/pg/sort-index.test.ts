@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { pgBin } from '../../test/pg-cluster.js';
 import { usePgDatabase } from '../../test/pg-suite.js';
-import { storeTableSql } from './pg-store.js';
+import { storeTableSql } from './store-tables.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { SORT_PREFIX_CHARS } from './sql-query.js';
 import { indexName, listSql } from './sql-query.js';

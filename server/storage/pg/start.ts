@@ -10,7 +10,7 @@ import type { ServerConfig } from '../../core/config.js';
 import { logger } from '../../core/logger.js';
 import { Registry } from '../registry.js';
 import type { PgBackend } from '../workspace.js';
-import type { PgDatabase } from './pg-store.js';
+import type { PgDatabase } from './database.js';
 
 /** Events waiting to be relayed at most; control messages are never dropped. */
 const RELAY_QUEUE_MAX = 100_000;

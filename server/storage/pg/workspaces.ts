@@ -7,7 +7,8 @@ import type pg from 'pg';
 import type { SharedAdapter } from '../settings-store.js';
 import { NotFoundError, UniqueViolationError } from '../errors.js';
 import type { Doc } from '../query.js';
-import { createIndex, createdIndexSql, storeTableSql, type PgDatabase } from './pg-store.js';
+import { createIndex, createdIndexSql, storeTableSql } from './store-tables.js';
+import type { PgDatabase } from './database.js';
 import { withoutControls } from '../workspace.js';
 
 /** The scope of the advisory lock a workspace's settings are changed under. */
