@@ -8,6 +8,7 @@ import { SettingsStore } from './settings-store.js';
 import { Workspace, freshKeys, restrictToOwner, withoutControls, type PgBackend, type WorkspaceSettings, type WorkspaceKeys } from './workspace.js';
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ALONE, type ProcessLink } from './processes.js';
+import { copyStores, fillStores } from './embedded/fork.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
 import type { Doc } from './query.js';
@@ -172,10 +173,10 @@ export class Registry {
         const createdAt = ws.settings.data.createdAt;
         let settings: WorkspaceSettings;
         if (options.snapshot && typeof options.snapshot !== 'string') {
-          await ws.fillStores(options.snapshot.stores);
+          await fillStores(ws, options.snapshot.stores);
           settings = structuredClone(options.snapshot.settings);
         } else {
-          settings = await source.copyStoresTo(ws, options.skip);
+          settings = await copyStores(source, ws, options.skip);
         }
         await ws.settings.replace({ ...withoutControls(settings), name, createdAt }); // the clock and faults are no content
       }

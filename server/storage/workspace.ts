@@ -1,12 +1,11 @@
 // One workspace: its settings (lowdb), its document stores (nedb, opened lazily), its keys and
 // its files folder. Everything a workspace holds lives under its own folder, so deleting,
 // snapshotting or exporting it never touches another.
-import { mkdir, readdir, readFile, writeFile, rm, chmod, stat, copyFile, rename } from 'node:fs/promises';
-import { existsSync, constants as fsConstants } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile, rm, chmod, stat, rename } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { DocStore, type Doc } from './embedded/doc-store.js';
-import { compactText } from './embedded/datafile.js';
+import { DocStore } from './embedded/doc-store.js';
 import type { Store } from './store.js';
 import { embeddedStore } from './embedded/embedded-store.js';
 import { SettingsStore } from './settings-store.js';
@@ -225,65 +224,18 @@ export class Workspace {
     if (store) await (await store.catch(() => undefined))?.detach();
   }
 
-  /** Copies this workspace's stores (all but `skip`) into `target`, a new embedded workspace,
-   *  as one moment of this one: in memory the copies share the documents (never mutated once
-   *  stored) and build only their indexes; on disk every store's write queue is held while its
-   *  file is copied (a reflink where the file system has them), and the copy starts loaded.
-   *  Resolves to the settings of that same moment. */
-  async copyStoresTo(target: Workspace, skip: ReadonlySet<string>): Promise<WorkspaceSettings> {
-    if (this.pg || target.pg) throw new Error('copyStoresTo: the embedded stores only');
-    const names = (await this.storeNames()).filter((n) => !skip.has(n));
-    const stores = await Promise.all(names.map((n) => this.docStore(n)));
-    const copy = async () => {
-      // One synchronous step: every store and the settings as they are at this instant.
-      const sources = stores.map((s) => s.copySource());
-      const settings = structuredClone(this.settings.data);
-      const bytes: number[] = [];
-      for (const name of names) {
-        const from = this.storeFile(name);
-        const to = target.storeFile(name);
-        if (!from || !to) { bytes.push(0); continue; }
-        try {
-          await copyFile(from, to, fsConstants.COPYFILE_FICLONE);
-          bytes.push((await stat(to)).size);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-          bytes.push(0); // a store never written: no file yet (its index lines are in the header)
-        }
-      }
-      return { sources, settings, bytes };
-    };
-    // On disk: with every write queue held (sorted order, as swaps take them), so that each file
-    // matches its store in memory. In memory nothing is written: the copy is one instant anyway.
-    const held = (i: number): Promise<Awaited<ReturnType<typeof copy>>> =>
-      (this.dir && i < stores.length ? stores[i].holdWrites(() => held(i + 1)) : copy());
-    const { sources, settings, bytes } = await held(0);
-    for (const [i, name] of names.entries()) {
-      const store = await DocStore.fromCopy(sources[i], { filename: target.storeFile(name), bytes: bytes[i], compactEvery: target.compactEvery });
-      target.stores.set(name, Promise.resolve(store));
-      target.opened.set(name, store);
-    }
-    return settings;
+  /** Makes `store` this workspace's store `name`, open and loaded (a fork's copy, made by
+   *  storage/embedded/fork.ts). */
+  adoptStore(name: string, store: DocStore): void {
+    if (this.pg) throw new Error('adoptStore: the embedded stores only');
+    this.checkStoreName(name);
+    this.stores.set(name, Promise.resolve(store));
+    this.opened.set(name, store);
   }
 
-  /** Fills this new embedded workspace's stores with `stores` (a snapshot's documents, never
-   *  mutated): in memory they are shared, on disk each store's file is written first. */
-  async fillStores(stores: ReadonlyMap<string, Doc[]>): Promise<void> {
-    if (this.pg) throw new Error('fillStores: the embedded stores only');
-    for (const [name, docs] of stores) {
-      if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
-      const specs = [{ fieldName: 'createdAt', unique: false, sparse: false }];
-      const file = this.storeFile(name);
-      let bytes = 0;
-      if (file) {
-        const text = compactText(docs, specs);
-        await writeFile(file, text, { mode: 0o600 });
-        bytes = Buffer.byteLength(text);
-      }
-      const store = await DocStore.fromCopy({ docs: docs.slice(), specs, header: '' }, { filename: file, bytes, compactEvery: this.compactEvery });
-      this.stores.set(name, Promise.resolve(store));
-      this.opened.set(name, store);
-    }
+  /** Throws for a name no store may have. */
+  checkStoreName(name: string): void {
+    if (!STORE_NAME.test(name)) throw new Error(`invalid store name ${name}`);
   }
 
   /** The idle deadline this workspace is deleted at (a fork's `ttl`), as last saved: in its
