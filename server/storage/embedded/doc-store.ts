@@ -14,7 +14,7 @@ import model from '@seald-io/nedb/lib/model.js';
 import type { NedbIndex } from './nedb-types.js';
 import type { Doc, QueryResult, StoreQuery } from '../query.js';
 import { readDatafile, serialize } from './datafile.js';
-import { bulkResetIndex, cloneIndex } from './bulk-index.js';
+import { bulkResetIndex } from './bulk-index.js';
 import { indexKey, type IndexSpec } from '../store.js';
 import { MEMO_FROM } from './indexes.js';
 import { uniqueViolated } from './group-commit.js';
@@ -38,6 +38,20 @@ export interface DocStoreOptions {
   /** Keep sort orders of unindexed fields from this store size and candidate count on
    *  (sort-orders.ts; default ORDER_FROM and ORDER_FROM_CANDIDATES). */
   sortOrdersFrom?: number;
+}
+
+/** What DocStore.fromCopy opens a store from: another store's indexes (copySource), or
+ *  documents to index (a snapshot's). */
+export interface CopySource {
+  specs: Array<{ fieldName: string; unique?: boolean; sparse?: boolean }>;
+  /** Index lines owed to the file (see IndexedStore.header). */
+  header: string;
+  /** The source store's indexes by key, `_id` first, shared with it. */
+  indexes?: ReadonlyMap<string, NedbIndex>;
+  /** With `indexes`: how many documents they hold. */
+  count?: number;
+  /** Without `indexes`: the documents (never mutated later). */
+  docs?: Doc[];
 }
 
 /** A collection of 100,000 records answered its first request half a second later for its five
@@ -87,34 +101,36 @@ export class DocStore extends StagingStore {
   }
 
   /** What a copy of this store needs, taken in one synchronous step (one moment of the store):
-   *  its documents (shared, not copied: stored documents are never mutated, every write puts a
-   *  new one), its index specs, and the index lines not yet in its file. */
-  copySource(): { docs: Doc[]; specs: Array<{ fieldName: string; unique: boolean; sparse: boolean }>; header: string; indexes?: Map<string, NedbIndex> } {
-    const docs = this.all().slice();
+   *  its indexes themselves, shared (no copy is made: both stores read the same trees until one
+   *  of them writes, which first copies the indexes for itself: ownIndexes), its index specs,
+   *  its document count and the index lines not yet in its file. Stored documents are shared
+   *  too: they are never mutated, every write puts a new one. */
+  copySource(): CopySource {
+    this.buildIdIndex();
     this.buildDeferredIndexes();
-    // Copies of the indexes, node by node, made now: in the same step as the documents.
-    const indexes = new Map<string, NedbIndex>();
-    for (const [key, index] of Object.entries(this.engine.indexes)) {
-      const copy = new this.IndexClass({ fieldName: index.fieldName, unique: index.unique, sparse: index.sparse });
-      cloneIndex(copy, index);
-      indexes.set(key, copy);
-    }
-    return { docs, specs: this.indexSpecs(), header: this.header, indexes };
+    this.sharedIndexes = true;
+    return { count: this.count, specs: this.indexSpecs(), header: this.header, indexes: new Map(Object.entries(this.engine.indexes)) };
   }
 
-  /** A store holding `source` (copySource) without reading a file: its indexes those copied
-   *  with the source, or built over the shared documents. `filename`: the copy's file, already holding `bytes` bytes of the same
-   *  content (a copy of the source's file), or undefined in memory. A fork of a workspace opens
-   *  its stores this way instead of loading their files again. */
-  static async fromCopy(source: ReturnType<DocStore['copySource']>, options: { filename?: string; bytes?: number; compactEvery?: number } = {}): Promise<DocStore> {
+  /** A store holding `source` (copySource, or documents and specs) without reading a file: its
+   *  indexes those shared with the source (copied on the first write to either), or built over
+   *  the given documents. `filename`: the copy's file, already holding `bytes` bytes of the
+   *  same content, or undefined in memory. A fork of a workspace opens its stores this way
+   *  instead of loading their files again. */
+  static async fromCopy(source: CopySource, options: { filename?: string; bytes?: number; compactEvery?: number } = {}): Promise<DocStore> {
     const store = new DocStore(options.filename, options.bytes ?? 0);
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync();
-    for (const spec of source.specs) store.engine.indexes[spec.fieldName] = new store.IndexClass(spec);
-    for (const [key, index] of Object.entries(store.engine.indexes)) {
-      const copied = source.indexes?.get(key);
-      if (copied) store.engine.indexes[key] = copied; else bulkResetIndex(index, source.docs);
+    if (source.indexes) {
+      // `_id` first, where nedb keeps it (the fresh engine's own is replaced in its place).
+      for (const [key, index] of source.indexes) store.engine.indexes[key] = index;
+      store.sharedIndexes = true;
+      store.count = source.count ?? 0;
+    } else {
+      const docs = source.docs ?? [];
+      for (const spec of source.specs) store.engine.indexes[spec.fieldName] = new store.IndexClass(spec);
+      for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, docs);
+      store.count = docs.length;
     }
-    store.count = source.docs.length;
     store.header = options.filename ? source.header : '';
     store.startCompactionTimer(options.compactEvery);
     return store;

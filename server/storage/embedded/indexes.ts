@@ -6,7 +6,7 @@ import Datastore from 'nedb-promises';
 import type { NedbEngine, NedbIndex } from './nedb-types.js';
 import type { Doc, QueryResult, StoreQuery } from '../query.js';
 import { DataFile } from './datafile.js';
-import { bulkResetIndex } from './bulk-index.js';
+import { bulkResetIndex, cloneIndex } from './bulk-index.js';
 import { KeyedSections } from '../keyed-sections.js';
 import { patchArrayCount, patchBucketDelete, patchKeyCheck } from './nedb-patches.js';
 import { indexKey } from '../store.js';
@@ -58,6 +58,10 @@ export class IndexedStore {
   /** In-memory sort orders of unindexed fields that big lists sort on (sort-orders.ts), kept up
    *  to date from the engine's index maintenance. */
   protected readonly orders: SortOrders;
+  /** The index objects in `engine.indexes` are shared with other stores (a fork and its source:
+   *  copySource / fromCopy). A shared index is never changed again: the store that writes first
+   *  copies its indexes for itself (ownIndexes) and changes its copies. */
+  protected sharedIndexes = false;
 
   protected constructor(readonly filename: string | undefined, bytes: number) {
     const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
@@ -68,8 +72,28 @@ export class IndexedStore {
     this.Index = this.engine.indexes._id.constructor as IndexClass;
     this.orders = new SortOrders({ allDocs: () => allDocs(this.engine), getPath });
     this.orders.watch(this.engine);
+    // Every change of the indexes in memory goes through these three engine methods (writes,
+    // their trial runs and undoing them; tryUpdate is the one other path): indexes shared with
+    // another store are copied before the first of them.
+    const { _addToIndexes: add, _removeFromIndexes: remove, _updateIndexes: update } = this.engine;
+    this.engine._addToIndexes = (doc) => { if (this.sharedIndexes) this.ownIndexes(); add(doc); };
+    this.engine._removeFromIndexes = (doc) => { if (this.sharedIndexes) this.ownIndexes(); remove(doc); };
+    this.engine._updateIndexes = (pairs) => { if (this.sharedIndexes) this.ownIndexes(); update(pairs); };
     this.file = filename ? new DataFile(filename, bytes) : undefined;
     this.compactedBytes = bytes;
+  }
+
+  /** Replaces indexes shared with other stores by copies of this store's own, node by node
+   *  (cloneIndex: no key compared, the documents shared), before this store changes one. The
+   *  shared ones stay as they are for the stores still reading them. Synchronous. */
+  protected ownIndexes(): void {
+    if (!this.sharedIndexes) return;
+    this.sharedIndexes = false;
+    for (const [key, index] of Object.entries(this.engine.indexes)) {
+      const copy = new this.Index({ fieldName: index.fieldName, unique: index.unique, sparse: index.sparse });
+      cloneIndex(copy, index);
+      this.engine.indexes[key] = copy;
+    }
   }
 
   /** Leaves the `_id` tree unbuilt (see `loaded`): taken out of the engine's indexes, and the

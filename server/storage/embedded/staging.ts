@@ -41,6 +41,7 @@ export class StagingStore extends GroupCommitStore {
         this.deferred.clear();
         for (const key of Object.keys(this.engine.indexes)) delete this.engine.indexes[key];
         Object.assign(this.engine.indexes, fresh);
+        this.sharedIndexes = false; // built here for this store alone
         this.count = copies.length;
         this.writesSinceCompaction = 0;
       },
@@ -123,9 +124,10 @@ export class StagingStore extends GroupCommitStore {
   }
 
   protected tryUpdate(pairs: Array<{ oldDoc: Doc; newDoc: Doc }>): void {
-    const unique = Object.entries(this.engine.indexes).filter(([k, i]) => i.unique && k !== '_id');
-    if (unique.length === 0) return;
-    for (const [, index] of unique) {
+    if (!Object.entries(this.engine.indexes).some(([k, i]) => i.unique && k !== '_id')) return;
+    this.ownIndexes(); // the check below changes the indexes directly, not through the engine
+    for (const [key, index] of Object.entries(this.engine.indexes)) {
+      if (!index.unique || key === '_id') continue;
       const i = index as unknown as { update(a: unknown, b: unknown): void; revertUpdate(a: unknown, b: unknown): void };
       for (const { oldDoc, newDoc } of pairs) { i.update(oldDoc, newDoc); i.revertUpdate(oldDoc, newDoc); }
     }
