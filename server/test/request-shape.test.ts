@@ -18,7 +18,7 @@ describe('request shape', () => {
     const { stdout } = await run(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', join(import.meta.dirname, 'request-shape.fixture.ts')],
       { cwd: join(import.meta.dirname, '..', '..'), env: { ...process.env, HOMEBASE_TEST_DRIVER: 'embedded' }, timeout: 60_000 });
     const result = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, { req: boolean; res: boolean; fast: boolean }>;
-    expect(Object.keys(result)).toHaveLength(3);
+    expect(Object.keys(result)).toHaveLength(4);
     // same hidden class as the request before, and not a slow (dictionary) one
     for (const [kind, same] of Object.entries(result)) expect(same, kind).toEqual({ req: true, res: true, fast: true });
   }, 90_000);
