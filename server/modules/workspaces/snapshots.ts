@@ -4,13 +4,13 @@
 // snapshots itself (PostgreSQL: table copies and the settings in the database, one list for
 // every process; storage/workspace-backend.ts KeptSnapshots), the module asks it, and copies the
 // uploaded files under `<files>/<workspace>/snapshots/<uuid>/`.
-import model from '@seald-io/nedb/lib/model.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Doc } from '../../storage/query.js';
+import { docFromJson, docToJson } from '../../storage/doc-json.js';
 import { CONTROL_SETTINGS, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
 import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';
@@ -30,9 +30,6 @@ export interface SnapshotInfo {
 }
 
 interface Entry { info: SnapshotInfo; state?: WorkspaceState }
-
-const serialize = (model as unknown as { serialize(o: unknown): string }).serialize;
-const deserialize = (model as unknown as { deserialize(s: string): unknown }).deserialize;
 
 const catalogs = new WeakMap<Workspace, Promise<Map<string, Entry>>>();
 
@@ -156,11 +153,11 @@ async function writeSnapshot(folder: string, info: SnapshotInfo, state: Workspac
   await mkdir(folder, { recursive: true });
   const fh = await open(join(folder, 'state.jsonl'), 'w');
   try {
-    let chunk = serialize({ settings: state.settings }) + '\n';
+    let chunk = docToJson({ settings: state.settings }) + '\n';
     for (const [s, docs] of state.stores) {
-      chunk += serialize({ store: s }) + '\n';
+      chunk += docToJson({ store: s }) + '\n';
       for (const d of docs) {
-        chunk += serialize(d) + '\n';
+        chunk += docToJson(d) + '\n';
         if (chunk.length > 1 << 20) { await fh.write(chunk); chunk = ''; }
       }
     }
@@ -179,7 +176,7 @@ async function readSnapshot(folder: string): Promise<WorkspaceState> {
   let current: Doc[] | undefined;
   for (const line of text.split('\n')) {
     if (!line) continue;
-    const obj = deserialize(line) as Record<string, unknown>;
+    const obj = docFromJson(line) as Record<string, unknown>;
     if (current && typeof obj._id === 'string') current.push(obj as Doc);
     else if (typeof obj.store === 'string') stores.set(obj.store, (current = []));
     else if (obj.settings) settings = obj.settings as WorkspaceSettings;
