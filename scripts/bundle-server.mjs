@@ -3,10 +3,10 @@
 // several hundred. The package's bin and its entries (`homebase`, `homebase/testing`) load it;
 // dist/server/ (tsc) still holds the type declarations. Left outside: the native bcrypt binding,
 // the PostgreSQL client (loaded only with a database; pg-native is optional), ws's optional
-// native helpers, and `router`, which Express requires and whose request symbols
-// express/request-shape.ts reads from the installed package (one copy for both).
+// native helpers.
 import { build } from 'esbuild';
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,8 +22,24 @@ const zodEnglishOnly = {
   },
 };
 
+// Express's router is bundled with Express. server/express/router-symbols.ts reads the symbols
+// of the router copy Express uses by requiring it from Express's folder at run time, which in a
+// bundle would load a second copy from node_modules: here that file becomes a static import of
+// the module, resolved from Express's folder, so that esbuild bundles one copy for both.
+const expressDir = dirname(createRequire(import.meta.url).resolve('express/package.json'));
+const routerSymbolsBundled = {
+  name: 'router-symbols-bundled',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]server[\\/]express[\\/]router-symbols\.ts$/ }, () => ({
+      contents: "import * as symbols from 'router/lib/symbols.js';\nexport function routerSymbols() { return symbols; }\n",
+      resolveDir: expressDir,
+      loader: 'js',
+    }));
+  },
+};
+
 // openapi-typescript and TypeScript serve `homebase types` only (loaded on use): left installed.
-const external = ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'router', 'openapi-typescript', 'typescript'];
+const external = ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'openapi-typescript', 'typescript'];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/server/bundle`;
 await rm(outdir, { recursive: true, force: true });
@@ -40,7 +56,7 @@ await build({
   external,
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, routerSymbolsBundled],
   logLevel: 'warning',
 });
 
@@ -60,6 +76,6 @@ await build({
   external,
   define: { 'import.meta.url': '__homebaseModuleUrl' },
   banner: { js: "var __homebaseModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, routerSymbolsBundled],
   logLevel: 'warning',
 });

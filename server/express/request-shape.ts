@@ -8,23 +8,18 @@
 // Only plain data properties belong here: never a name that Express's request or response
 // prototype defines (`query`, `path`, `host`, `json`, ...), which an own property would hide.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Express, Request, Response } from 'express';
 
 import { REQUEST_LOG } from '../core/http.js';
+import { routerSymbols } from './router-symbols.js';
 
 // Two symbols Express's router sets on a request it routes: a registered one, and one private to
 // the router's module, read from that module as Express loads it (if a router version lacks it,
 // its requests only cost more; server/test/request-shape.test.ts notices).
 const ROUTER_ERRORS = Symbol.for('router.tracing.publishedErrors');
 const ROUTER_MATCHED: symbol | undefined = (() => {
-  try {
-    const fromExpress = createRequire(createRequire(import.meta.url).resolve('express'));
-    const { matchedRoute } = fromExpress('router/lib/symbols.js') as { matchedRoute?: unknown };
-    return typeof matchedRoute === 'symbol' ? matchedRoute : undefined;
-  } catch {
-    return undefined;
-  }
+  const matchedRoute = routerSymbols()?.matchedRoute;
+  return typeof matchedRoute === 'symbol' ? matchedRoute : undefined;
 })();
 
 type Handle = (req: IncomingMessage, res: ServerResponse, callback?: (err?: unknown) => void) => void;
