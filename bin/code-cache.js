@@ -10,6 +10,7 @@
 // modification time or Node version) is not even offered; a rejected or missing cache only
 // means the code is compiled as it would be without one. HOMEBASE_CODE_CACHE=0 turns it off;
 // HOMEBASE_CODE_CACHE=/absolute/folder puts it there instead.
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,7 +31,10 @@ function cacheFolder() {
 
 /** Runs `file` (a CommonJS module) as the main program; returns once its top level has run. */
 export function runCommonJs(file) {
-  const text = readFileSync(file, 'utf8');
+  // The build writes the bundle in ASCII (scripts/bundle-server.mjs): read as Latin-1, which is
+  // the same text then, it becomes a string of one byte a character without a UTF-8 decoding.
+  const bytes = readFileSync(file);
+  const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const source = text.startsWith('#!') ? `//${text.slice(2)}` : text; // a shebang line, as Node drops it
   const setting = process.env.HOMEBASE_CODE_CACHE;
   const folder = setting === '0' ? undefined : setting && isAbsolute(setting) ? setting : cacheFolder();
