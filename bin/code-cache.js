@@ -10,13 +10,14 @@
 // modification time or Node version) is not even offered; a rejected or missing cache only
 // means the code is compiled as it would be without one. HOMEBASE_CODE_CACHE=0 turns it off;
 // HOMEBASE_CODE_CACHE=/absolute/folder puts it there instead.
-import { isAscii } from 'node:buffer';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import vm from 'node:vm';
+'use strict';
+const { isAscii } = require('node:buffer');
+const { createHash } = require('node:crypto');
+const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { homedir } = require('node:os');
+const { dirname, isAbsolute, join } = require('node:path');
+const vm = require('node:vm');
 
 /** The user's cache folder for Homebase, or undefined when there is no home to put it in. */
 function cacheFolder() {
@@ -30,7 +31,7 @@ function cacheFolder() {
 }
 
 /** Runs `file` (a CommonJS module) as the main program; returns once its top level has run. */
-export function runCommonJs(file) {
+function runCommonJs(file) {
   // The build writes the bundle in ASCII (scripts/bundle-server.mjs): read as Latin-1, which is
   // the same text then, it becomes a string of one byte a character without a UTF-8 decoding.
   const bytes = readFileSync(file);
@@ -73,3 +74,5 @@ export function runCommonJs(file) {
   script.runInThisContext().call(module.exports, module.exports, require, module, file, dirname(file));
   module.loaded = true;
 }
+
+module.exports = { runCommonJs };

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // The `homebase` bin: in a checkout (the TypeScript sources are there) it runs them through
 // tsx, so that it never runs a stale build; in the npm package (sources not shipped) it runs
-// the build (its bundle).
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// the build (its bundle). A CommonJS file (bin/package.json says so): Node starts its ES module
+// loader only when something is imported, which a start from the bundle then never does.
+'use strict';
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
 // `serve --in-memory` with an admin password starts by storing the first admin, whose bcrypt hash
 // is most of the start's own time: it is begun here, on bcrypt's threads, while the server's code
@@ -14,27 +17,28 @@ if (args[0] === 'serve' && (args.includes('--in-memory') || (['1', 'true'].inclu
   const at = args.findIndex((a) => a === '--admin-password' || a.startsWith('--admin-password='));
   const password = at < 0 ? process.env.HOMEBASE_ADMIN_PASSWORD : args[at].includes('=') ? args[at].slice(args[at].indexOf('=') + 1) : args[at + 1];
   if (password && password.length >= 8) {
-    const { hash } = await import('@node-rs/bcrypt');
+    const { hash } = require('@node-rs/bcrypt');
     const early = hash(password, 10);
     early.catch(() => undefined);
     globalThis[Symbol.for('homebase.earlyHash')] = { password, cost: 10, hash: early };
   }
 }
 
-const source = fileURLToPath(new URL('../server/cli.ts', import.meta.url));
+const source = join(__dirname, '..', 'server', 'cli.ts');
 if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(pathToFileURL(source).href);
+  (async () => {
+    const { register } = await import('tsx/esm/api');
+    register();
+    await import(pathToFileURL(source).href);
+  })();
 } else {
   // The bundle (npm run build:bundle) starts faster; dist/server/cli.js is the same program.
   // Its CommonJS build runs with a V8 code cache (code-cache.js), faster again from the second start.
-  const commonJs = fileURLToPath(new URL('../dist/server/bundle/cli.cjs', import.meta.url));
+  const commonJs = join(__dirname, '..', 'dist', 'server', 'bundle', 'cli.cjs');
   if (existsSync(commonJs)) {
-    const { runCommonJs } = await import('./code-cache.js');
-    runCommonJs(commonJs);
+    require('./code-cache.js').runCommonJs(commonJs);
   } else {
-    const bundle = fileURLToPath(new URL('../dist/server/bundle/cli.js', import.meta.url));
-    await import(pathToFileURL(existsSync(bundle) ? bundle : fileURLToPath(new URL('../dist/server/cli.js', import.meta.url))).href);
+    const bundle = join(__dirname, '..', 'dist', 'server', 'bundle', 'cli.js');
+    import(pathToFileURL(existsSync(bundle) ? bundle : join(__dirname, '..', 'dist', 'server', 'cli.js')).href);
   }
 }
