@@ -2,20 +2,22 @@
 // and POST of a short resource created and deleted but never changed (API keys, OAuth clients).
 // `settingRoutes`: GET, PUT and DELETE of one setting of a workspace on the console API (its
 // clock, its faults).
-// `crudRoutes`: the five routes of a resource that is listed, created, read, changed and deleted: GET and POST on `path`, GET, PUT and PATCH (both
-// a partial update) and DELETE on `path/:id`. HTTP only: handlers get the body as sent, and the
-// services apply their rules to it (the read-only rule of core/read-only.ts among them).
+// `crudRoutes`: the five routes of a resource that is listed, created, read, changed and deleted: GET and POST on `path`, GET, PUT and PATCH
+// and DELETE on `path/:id`. PATCH merges; PUT merges too on v1 and replaces the whole resource on
+// v2 (core/change-mode.ts): the handler is told which. HTTP only: handlers get the body as sent,
+// and the services apply their rules to it (the read-only rule of core/read-only.ts among them).
 import type { Request, RequestHandler } from 'express';
 import type { Workspace } from '../storage/workspace.js';
 import type { StoreQuery } from '../storage/query.js';
 import { listMeta, parseListQuery } from '../core/list-query.js';
+import { changeModeOf, type ChangeMode } from '../core/change-mode.js';
 
 export interface CrudHandlers {
   list(ws: Workspace, q: StoreQuery): Promise<{ data: unknown[]; total: number }>;
   create(req: Request, body: unknown): Promise<unknown>;
   /** The resource as a GET shows it (404 if there is none). */
   get(ws: Workspace, id: string): Promise<object>;
-  update(req: Request, id: string, body: unknown): Promise<unknown>;
+  update(req: Request, id: string, body: unknown, mode: ChangeMode): Promise<unknown>;
   remove(req: Request, id: string): Promise<void>;
 }
 
@@ -24,13 +26,13 @@ export interface Routes { get: Register; post: Register; put: Register; patch: R
 
 export interface ItemHandlers {
   get(req: Request, id: string): unknown;
-  /** `body` as sent (the handler parses it). */
-  update?(req: Request, id: string, body: unknown): Promise<unknown>;
+  /** `body` as sent (the handler parses it); `mode` says whether it merges or replaces. */
+  update?(req: Request, id: string, body: unknown, mode: ChangeMode): Promise<unknown>;
   remove?(req: Request, id: string): Promise<void>;
 }
 
-/** GET, PUT and PATCH (the same partial update) and DELETE (204) of one item at `path`
- *  (ending in `/:id`); the handlers answer the JSON body. */
+/** GET, PUT and PATCH and DELETE (204) of one item at `path` (ending in `/:id`); the handlers
+ *  answer the JSON body. PATCH merges; PUT merges on v1 and replaces on v2. */
 export function itemRoutes(router: Routes, path: string, h: ItemHandlers): void {
   const id = (req: Request) => String(req.params.id);
   router.get(path, async (req, res) => {
@@ -38,7 +40,7 @@ export function itemRoutes(router: Routes, path: string, h: ItemHandlers): void 
   });
   const { update, remove } = h;
   if (update) {
-    const change: RequestHandler = async (req, res) => { res.json(await update(req, id(req), req.body)); };
+    const change: RequestHandler = async (req, res) => { res.json(await update(req, id(req), req.body, changeModeOf(req))); };
     router.put(path, change);
     router.patch(path, change);
   }
@@ -98,7 +100,7 @@ export function crudRoutes(router: Routes, path: string, crud: CrudHandlers): vo
   });
   itemRoutes(router, `${path}/:id`, {
     get: (req, id) => crud.get(req.ws, id),
-    update: (req, id, body) => crud.update(req, id, body),
+    update: (req, id, body, mode) => crud.update(req, id, body, mode),
     remove: (req, id) => crud.remove(req, id),
   });
 }

@@ -54,7 +54,7 @@ const writes = () => [
   op('POST', '/webhooks', { name: 'new hook', url: 'http://localhost:9/y', events: ['record.*'], active: false }),
   op('PATCH', `/webhooks/${hook}`, { name: 'renamed hook' }),
   op('POST', '/credentials', { name: 'SECOND_KEY', value: 'second-value-1' }),
-  op('PUT', `/credentials/${secret}`, { description: 'changed' }),
+  op('PUT', `/credentials/${secret}`, { name: 'FIRST_KEY', description: 'changed' }), // v2's PUT: the whole secret
   op('POST', `/chats/${channel}/messages`, { text: 'from the batch' }),
   op('PATCH', `/chats/messages/${message}`, { text: 'edited' }),
   op('PATCH', `/chats/channels/${channel}`, { name: 'renamed room' }),

@@ -107,7 +107,7 @@ describe('If-Match beyond records', () => {
     expect(stale.body.error.details.etag).toBe(tag);
     const listed = (await v2('GET', '/database?limit=100')).body.data.find((c: { _id: string }) => c._id === 'tagged');
     expect(listed.name).toBe('A');
-    const ok = await v2('PUT', '/database/tagged', { body: { name: 'B' }, headers: { 'if-match': tag } });
+    const ok = await v2('PUT', '/database/tagged', { body: { name: 'B', setting: { read: 'public', write: 'private', update: 'private' } }, headers: { 'if-match': tag } });
     expect(ok.status).toBe(200);
     expect(ok.body.data.name).toBe('B');
     const next = ok.headers.get('etag')!;

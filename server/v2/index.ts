@@ -22,6 +22,7 @@ import { apiKeyRoutes } from '../modules/api-keys/index.js';
 import { oauthClientRoutes } from '../modules/oauth/index.js';
 import { graphqlRoute } from './graphql/route.js';
 import { ifMatchOnV1Routes } from './if-match.js';
+import { putReplaces } from '../core/change-mode.js';
 
 export interface V2Parts {
   /** The workspace pipeline of v1 (CORS, request log, workspace, JSON body, token). */
@@ -47,6 +48,7 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): { record
   const compress = v2Compression();
   const enter: RequestHandler = (req, res, next) => {
     answerInV2Shape(req, res);
+    putReplaces(req); // a v2 PUT replaces the whole resource (the routes are v1's)
     // The pipeline's refusals (unknown workspace, bad token, bad body) are counted too.
     // A batch's operations were counted as the batch.
     parts.pipeline(req, res, (err?: unknown) => (limit && !injectedRequests.has(req) ? limit(req, res, (over?: unknown) => next(over ?? err)) : next(err)));

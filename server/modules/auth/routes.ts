@@ -8,6 +8,7 @@ import { listMeta, parseListQuery } from '../../core/list-query.js';
 import { publicUser } from '../users/index.js';
 import { writableBody } from '../users/index.js';
 import { changeUser } from '../users/index.js';
+import { changeModeOf } from '../../core/change-mode.js';
 import { ChangePasswordBody, ForgotBody, LoginBody, LogoutBody, ME_READ_ONLY, RefreshBody, REGISTER_READ_ONLY, RegisterBody, ResetBody, UpdateMeBody } from './schemas.js';
 import * as auth from './service.js';
 import { LoginLimiter } from './rate-limit.js';
@@ -70,7 +71,9 @@ export const authModule: Module = {
     const updateMe = async (req: Request, res: Response) => {
       const me = requireUser(req);
       const body = parseBody(UpdateMeBody, writableBody(req.body, ME_READ_ONLY, publicUser(me.user)));
-      res.json(publicUser(await changeUser(ctx, req.ws, me.userId, body, { actor: actorOf(req) })));
+      // v2's PUT replaces the profile; what the user may not change here keeps its value.
+      const replace = changeModeOf(req) === 'replace' ? { replace: { keep: ME_READ_ONLY } } : {};
+      res.json(publicUser(await changeUser(ctx, req.ws, me.userId, body, { actor: actorOf(req), ...replace })));
     };
     router.put('/auth/me', updateMe);
     router.patch('/auth/me', updateMe);

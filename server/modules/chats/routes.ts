@@ -30,14 +30,14 @@ export const chatsModule: Module = {
     });
     itemRoutes(router, '/chats/channels/:id', {
       get: (req, id) => chats.getChannel(ctx, req.ws, id, opts(req)),
-      update: (req, id, body) => chats.updateChannel(ctx, req.ws, id, body, opts(req)),
+      update: (req, id, body, mode) => chats.updateChannel(ctx, req.ws, id, body, opts(req), mode),
       remove: (req, id) => chats.deleteChannel(ctx, req.ws, id, opts(req)),
     });
 
     // Messages by id.
     itemRoutes(router, '/chats/messages/:id', {
       get: (req, id) => chats.getMessage(ctx, req.ws, id, opts(req)),
-      update: (req, id, body) => chats.updateMessage(ctx, req.ws, id, body, opts(req)),
+      update: (req, id, body, mode) => chats.updateMessage(ctx, req.ws, id, body, opts(req), mode),
       remove: (req, id) => chats.deleteMessage(ctx, req.ws, id, opts(req)),
     });
 

@@ -37,6 +37,10 @@ export const updateMessageSchema = z.strictObject({
   type: messageType.optional(),
 });
 
+/** `PUT` that replaces a message (v2): what posting takes (`text` required, `type` back to
+ *  `text` when absent). */
+export const replaceMessageSchema = postMessageSchema;
+
 // Server-managed fields (the one rule: core/read-only.ts). A channel's `type` is chosen at
 // creation; a message's channel comes from the path and its author from the token.
 export const NEW_CHANNEL_READ_ONLY = [...SERVER_FIELDS, '_owner'] as const;

@@ -11,9 +11,10 @@ import { ApiError } from '../../core/errors.js';
 import { withoutReadOnly } from '../../core/read-only.js';
 import { parseBody } from '../../core/validate.js';
 import { newId } from '../../core/ids.js';
+import type { ChangeMode } from '../../core/change-mode.js';
 import { findUser } from '../users/index.js';
 import {
-  addMemberSchema, createChannelSchema, postMessageSchema, updateChannelSchema, updateMessageSchema,
+  addMemberSchema, createChannelSchema, postMessageSchema, replaceMessageSchema, updateChannelSchema, updateMessageSchema,
   CHANNEL_READ_ONLY, MESSAGE_READ_ONLY, NEW_CHANNEL_READ_ONLY, NEW_MESSAGE_READ_ONLY,
 } from './schemas.js';
 import {
@@ -103,7 +104,7 @@ export async function createChannel(ctx: AppContext, ws: Workspace, input: unkno
   const type = body.type ?? 'group';
   const me = opts.auth.userId;
   const others = (await existingUsers(ws, body.members ?? [], 'members')).filter((id) => id !== me);
-  if (type === 'group' && !body.name?.trim()) throw ApiError.invalidField('name', 'required', "A group channel needs a 'name'");
+  if (type === 'group') assertGroupName(body.name);
   if (type === 'direct') {
     if (others.length !== 1) throw ApiError.invalidField('members', 'invalid', 'A direct channel has exactly two members: you and one other user');
     const existing = (await (await channelsStore(ws)).findBy('members', me))
@@ -128,15 +129,30 @@ export async function createChannel(ctx: AppContext, ws: Workspace, input: unkno
   return saved;
 }
 
-/** Partial update by the owner or an admin: `name`, `description`, and `members` (the whole
- *  list; the owner always stays; not for direct channels). */
-export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<Channel> {
+function assertGroupName(name: string | undefined): void {
+  if (!name?.trim()) throw ApiError.invalidField('name', 'required', "A group channel needs a 'name'");
+}
+
+/** A change by the owner or an admin: a partial update (`merge`) of `name`, `description`, and
+ *  `members` (the whole list; the owner always stays; not for direct channels), or the whole
+ *  channel (`replace`): a group's `name` required, `description` removed when absent, and
+ *  `members` when absent back to what a creation without them gives, the owner alone (a direct
+ *  channel's members are fixed: they may only be repeated). */
+export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts, mode: ChangeMode = 'merge'): Promise<Channel> {
   return withChannelLock(ws, id, async () => {
     const channel = await loadChannel(ws, id);
     assertOwnerOrAdmin(channel, opts.auth, 'change this channel');
-    const body = parseBody(updateChannelSchema, withoutReadOnly(input, CHANNEL_READ_ONLY, publicChannel(channel)));
+    const replace = mode === 'replace';
+    const readOnly = replace && channel.type === 'direct' ? [...CHANNEL_READ_ONLY, 'members'] : CHANNEL_READ_ONLY;
+    const body = parseBody(updateChannelSchema, withoutReadOnly(input, readOnly, publicChannel(channel)));
+    if (replace && channel.type === 'group') assertGroupName(body.name);
     if (channel.type === 'group' && body.name !== undefined && !body.name.trim()) throw ApiError.invalidField('name', 'too_short', "A group channel's 'name' cannot be empty");
     const next: ChannelDoc = { ...channel, updatedAt: ws.nowIso() };
+    if (replace) {
+      next.name = body.name ?? '';
+      delete next.description;
+      if (channel.type === 'group') body.members ??= [];
+    }
     if (body.name !== undefined) next.name = body.name;
     if (body.description !== undefined) next.description = body.description;
     if (body.members !== undefined) {
@@ -236,8 +252,7 @@ export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMes
   const doc: MessageDoc = {
     _id: newId(),
     channelId,
-    text: body.text,
-    type: body.type ?? 'text',
+    ...messageFields(body),
     author: { _id: opts.auth.userId, name: opts.auth.user.name ?? '' },
     createdAt: now,
     updatedAt: now,
@@ -259,18 +274,26 @@ export async function getMessage(_ctx: AppContext, ws: Workspace, id: string, op
   return message;
 }
 
-/** Edits a message: its author only, while still a member of the channel. */
-export async function updateMessage(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<MessageDoc> {
-  return (await messagesStore(ws)).exclusive(id, () => applyMessageUpdate(ctx, ws, id, input, opts));
+/** A message's written part, as posting or a replacement gives it (`type` defaults to `text`). */
+function messageFields(body: { text: string; type?: string }): Pick<MessageDoc, 'text' | 'type'> {
+  return { text: body.text, type: body.type ?? 'text' };
 }
 
-async function applyMessageUpdate(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts): Promise<MessageDoc> {
+/** Edits a message: its author only, while still a member of the channel. `merge` changes the
+ *  fields sent; `replace` makes the message what a post of the body would (`text` required). */
+export async function updateMessage(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts, mode: ChangeMode = 'merge'): Promise<MessageDoc> {
+  return (await messagesStore(ws)).exclusive(id, () => applyMessageUpdate(ctx, ws, id, input, opts, mode));
+}
+
+async function applyMessageUpdate(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts, mode: ChangeMode): Promise<MessageDoc> {
   const message = await loadMessage(ws, id);
   if (message.author._id !== opts.auth.userId) throw ApiError.forbidden('Only the author may edit a message');
   const channel = await loadChannel(ws, message.channelId);
   if (!isMember(channel, opts.auth.userId)) throw ApiError.forbidden('Only members of this channel may edit its messages');
-  const body = parseBody(updateMessageSchema, withoutReadOnly(input, MESSAGE_READ_ONLY, message));
-  const next: MessageDoc = { ...message, ...body, updatedAt: ws.nowIso() };
+  const given = withoutReadOnly(input, MESSAGE_READ_ONLY, message);
+  const next: MessageDoc = mode === 'replace'
+    ? { ...message, ...messageFields(parseBody(replaceMessageSchema, given)), updatedAt: ws.nowIso() }
+    : { ...message, ...parseBody(updateMessageSchema, given), updatedAt: ws.nowIso() };
   const saved = (await (await messagesStore(ws)).replace(id, next)) as MessageDoc | undefined;
   if (!saved) throw ApiError.notFound('Message', id);
   publish(ctx, ws, 'message.updated', saved, opts);

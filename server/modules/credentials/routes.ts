@@ -14,7 +14,7 @@ export const credentialsModule: Module = {
       list: listCredentials,
       create: (req, body) => createCredential(req.ws, body),
       get: getCredential,
-      update: (req, id, body) => updateCredential(req.ws, id, body),
+      update: (req, id, body, mode) => updateCredential(req.ws, id, body, mode),
       remove: (req, id) => deleteCredential(req.ws, id),
     });
   },

@@ -15,6 +15,11 @@ export const CredentialChangesBody = z.object({
   name: name.optional(), type: type.optional(), description: description.optional(), value: value.optional(),
 });
 
+/** `PUT` that replaces the secret (v2): `name` required, `type` and `description` back to their
+ *  defaults when absent; `value`, which no answer ever shows, is kept when absent (sent, it
+ *  replaces the value). */
+export const ReplaceCredentialBody = NewCredentialBody.extend({ value: value.optional() });
+
 /** A secret as an import or a seed gives it: its metadata only. A value never travels in a dump
  *  (set it with PUT /credentials/{id} after an import). */
 export const DumpCredential = z.object({

@@ -10,7 +10,8 @@ import { logger } from '../../core/logger.js';
 import { seal, unseal } from '../../core/crypto.js';
 import { parseBody } from '../../core/validate.js';
 import { SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
-import { CredentialChangesBody, NewCredentialBody } from './schemas.js';
+import { CredentialChangesBody, NewCredentialBody, ReplaceCredentialBody } from './schemas.js';
+import type { ChangeMode } from '../../core/change-mode.js';
 
 
 export interface Credential {
@@ -68,30 +69,39 @@ export async function createCredential(ws: Workspace, body: unknown): Promise<Cr
   await assertNameFree(store, input.name);
   const now = ws.nowIso();
   const doc: CredentialDoc = {
-    _id: newId(), name: input.name, type: input.type ?? 'generic', description: input.description ?? '',
+    _id: newId(), ...credentialFields(input),
     sealedValue: seal(ws, input.value), createdAt: now, updatedAt: now,
   };
   return publicCredential(await insertOrConflict(store, doc, input.name));
 }
 
-/** A partial update from a client's body: a server-managed field may repeat its current value,
- *  never change it. */
-export async function updateCredential(ws: Workspace, id: string, body: unknown): Promise<Credential> {
-  const store = await credentialStore(ws);
-  // Alone among the changes to this secret: concurrent partial updates apply one after another.
-  return store.exclusive(id, () => applyCredentialUpdate(ws, store, id, body));
+/** A secret's described part, as a creation or a replacement gives it (with the defaults). */
+function credentialFields(input: { name: string; type?: string; description?: string }): Pick<Credential, 'name' | 'type' | 'description'> {
+  return { name: input.name, type: input.type ?? 'generic', description: input.description ?? '' };
 }
 
-async function applyCredentialUpdate(ws: Workspace, store: Store, id: string, body: unknown): Promise<Credential> {
+/** A change from a client's body: a partial update (`merge`) or the whole secret (`replace`:
+ *  `name` required, `type` and `description` back to their defaults when absent, the value kept
+ *  unless a new one is sent). A server-managed field may repeat its current value, never change it. */
+export async function updateCredential(ws: Workspace, id: string, body: unknown, mode: ChangeMode = 'merge'): Promise<Credential> {
+  const store = await credentialStore(ws);
+  // Alone among the changes to this secret: concurrent changes apply one after another.
+  return store.exclusive(id, () => applyCredentialUpdate(ws, store, id, body, mode));
+}
+
+async function applyCredentialUpdate(ws: Workspace, store: Store, id: string, body: unknown, mode: ChangeMode): Promise<Credential> {
   const current = (await store.get(id)) as CredentialDoc | undefined;
   if (!current) throw ApiError.notFound('Secret', id);
-  const changes: CredentialChanges = parseBody(CredentialChangesBody, withoutReadOnly(body, SERVER_FIELDS, publicCredential(current)));
+  const given = withoutReadOnly(body, SERVER_FIELDS, publicCredential(current));
+  const changes: CredentialChanges = mode === 'replace' ? parseBody(ReplaceCredentialBody, given) : parseBody(CredentialChangesBody, given);
   if (changes.name !== undefined && changes.name !== current.name) await assertNameFree(store, changes.name);
   const next: CredentialDoc = {
     ...current,
-    ...(changes.name !== undefined ? { name: changes.name } : {}),
-    ...(changes.type !== undefined ? { type: changes.type } : {}),
-    ...(changes.description !== undefined ? { description: changes.description } : {}),
+    ...(mode === 'replace' ? credentialFields(changes as { name: string }) : {
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.type !== undefined ? { type: changes.type } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+    }),
     ...(changes.value !== undefined ? { sealedValue: seal(ws, changes.value) } : {}),
     updatedAt: ws.nowIso(),
   };

@@ -5,6 +5,7 @@ import type { SettingsWriter } from '../../storage/settings-store.js';
 import { ApiError } from '../../core/errors.js';
 import { idFoldKey } from '../../core/ids.js';
 import type { CollectionDef, CollectionSetting, FieldDef } from '../../shared/models.js';
+import type { ChangeMode } from '../../core/change-mode.js';
 
 /** Setting used when a collection is created without one (or without some keys). */
 export const DEFAULT_SETTING: CollectionSetting = { read: 'private', write: 'private', update: 'private' };
@@ -71,8 +72,7 @@ export function createCollection(ws: Workspace, input: CollectionInput): Promise
     const now = ws.nowIso();
     const def: CollectionDef = {
       _id: input._id,
-      name: input.name ?? input._id,
-      setting: mergeSetting(DEFAULT_SETTING, input.setting),
+      ...collectionHead(input._id, input),
       fields: input.fields ?? [], views: [], indexes: [],
       createdAt: now, updatedAt: now,
     };
@@ -84,13 +84,23 @@ export function createCollection(ws: Workspace, input: CollectionInput): Promise
 
 export interface CollectionPatch { name?: string; setting?: Partial<Omit<CollectionSetting, 'remove'>> & { remove?: CollectionSetting['remove'] | null } }
 
-export function updateCollection(ws: Workspace, id: string, patch: CollectionPatch): Promise<CollectionDef> {
+/** A collection's own settings, as a creation or a replacement gives them: the name defaults to
+ *  the id, the access rules missing to DEFAULT_SETTING's. */
+function collectionHead(id: string, input: CollectionPatch): Pick<CollectionDef, 'name' | 'setting'> {
+  return { name: input.name ?? id, setting: mergeSetting(DEFAULT_SETTING, input.setting) };
+}
+
+/** Changes a collection's own settings: the ones given (`merge`), or all of them (`replace`, as a
+ *  creation would set them). Its fields, views and indexes are not touched. */
+export function updateCollection(ws: Workspace, id: string, patch: CollectionPatch, mode: ChangeMode = 'merge'): Promise<CollectionDef> {
   return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, id);
     return saveCollection(ws, write, {
       ...def,
-      ...(patch.name !== undefined ? { name: patch.name } : {}),
-      ...(patch.setting ? { setting: mergeSetting(def.setting, patch.setting) } : {}),
+      ...(mode === 'replace' ? collectionHead(id, patch) : {
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.setting ? { setting: mergeSetting(def.setting, patch.setting) } : {}),
+      }),
       updatedAt: ws.nowIso(),
     });
   });

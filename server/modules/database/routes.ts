@@ -15,8 +15,10 @@ import { createCollection, deleteCollection, listCollections, updateCollection }
 import * as schema from './schema-service.js';
 import { itemRoutes } from '../crud-routes.js';
 import {
-  CollectionByIdBody, CollectionPatchBody, FieldPatchBody, NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody, ViewPatchBody,
+  CollectionByIdBody, CollectionPatchBody, CollectionReplaceBody, FieldPatchBody, FieldReplaceBody, NewCollectionBody, NewFieldBody, NewIndexBody, NewViewBody,
+  ViewPatchBody, ViewReplaceBody,
 } from './schemas.js';
+import { changeModeOf } from '../../core/change-mode.js';
 import { accessLabel, createRecord, deleteRecord, getCollection, getRecord, listRecords, updateRecord } from './service.js';
 
 type P = Record<string, string>;
@@ -93,12 +95,14 @@ export const databaseModule: Module = {
     admin.put('/database', patchCollectionById);
     admin.patch('/database', patchCollectionById);
 
+    // v1's PUT and PATCH change the settings sent; v2's PUT replaces them all.
     const patchCollection = async (req: Request, res: Response) => {
       const id = param(req, 'collection');
-      const body = parseBody(CollectionPatchBody, req.body);
+      const mode = changeModeOf(req);
+      const body = parseBody(mode === 'replace' ? CollectionReplaceBody : CollectionPatchBody, req.body);
       getCollection(req.ws, id);
       assertReadOnlyKept(body, ['_id'], { _id: id });
-      res.json(await updateCollection(req.ws, id, body));
+      res.json(await updateCollection(req.ws, id, body, mode));
     };
     admin.put('/database/:collection', patchCollection);
     admin.patch('/database/:collection', patchCollection);
@@ -119,7 +123,7 @@ export const databaseModule: Module = {
     });
     itemRoutes(admin, '/database/:collection/fields/:id', {
       get: (req, id) => item(collectionOf(req).fields, id, 'Field'),
-      update: (req, id, body) => schema.updateField(req.ws, collectionOf(req)._id, id, parseBody(FieldPatchBody, body)),
+      update: (req, id, body, mode) => schema.updateField(req.ws, collectionOf(req)._id, id, parseBody(mode === 'replace' ? FieldReplaceBody : FieldPatchBody, body), mode),
       remove: (req, id) => schema.deleteField(req.ws, collectionOf(req)._id, id),
     });
 
@@ -130,7 +134,7 @@ export const databaseModule: Module = {
     });
     itemRoutes(admin, '/database/:collection/views/:id', {
       get: (req, id) => item(collectionOf(req).views, id, 'View'),
-      update: (req, id, body) => schema.updateView(req.ws, collectionOf(req)._id, id, parseBody(ViewPatchBody, body)),
+      update: (req, id, body, mode) => schema.updateView(req.ws, collectionOf(req)._id, id, parseBody(mode === 'replace' ? ViewReplaceBody : ViewPatchBody, body), mode),
       remove: (req, id) => schema.deleteView(req.ws, collectionOf(req)._id, id),
     });
 

@@ -7,6 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { ID_PATTERN, ID_RULE, newId } from '../../core/ids.js';
 import { assertReadOnlyKept } from '../../core/read-only.js';
+import type { ChangeMode } from '../../core/change-mode.js';
 import { isReservedKey } from '../../core/keys.js';
 import { parseSort, validateObjectFilter } from '../../core/list-query.js';
 import type { CollectionDef, FieldDef, IndexDef, ViewDef } from '../../shared/models.js';
@@ -99,12 +100,15 @@ function rootedAt(err: unknown, prefix: string): unknown {
   }));
 }
 
-export function updateField(ws: Workspace, collectionId: string, fieldId: string, body: z.infer<typeof FieldPatchBody>): Promise<FieldDef> {
+/** Changes a field's settings: those sent (`merge`), or all of them (`replace`: the body as a
+ *  creation takes it, `type` required, the settings not sent removed, `name` back to the key). */
+export function updateField(ws: Workspace, collectionId: string, fieldId: string, body: z.infer<typeof FieldPatchBody>, mode: ChangeMode = 'merge'): Promise<FieldDef> {
   return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const old = find(def.fields, fieldId, 'Field');
     assertReadOnlyKept(body, ['_id'], old); // the key in records
-    const merged: FieldDef = { ...old, ...stripUndefined(body), _id: fieldId, updatedAt: ws.nowIso() };
+    const base = mode === 'replace' ? { name: fieldId, createdAt: old.createdAt } : old;
+    const merged: FieldDef = { ...base, ...stripUndefined(body), _id: fieldId, updatedAt: ws.nowIso() } as FieldDef;
     if (body.default === null) delete merged.default;
     const field = checkField(ws, merged, collectionId);
     await commit(ws, write, def, { fields: def.fields.map((f) => (f._id === fieldId ? field : f)) });
@@ -156,18 +160,20 @@ export function createView(ws: Workspace, collectionId: string, body: z.infer<ty
     const id = body._id ?? newId();
     if (def.views.some((v) => v._id === id)) throw ApiError.conflict(`View '${id}' already exists`, { field: '_id' });
     const now = ws.nowIso();
-    const view = checkView(def, { _id: id, name: body.name ?? id, filter: body.filter ?? {}, ...viewParts(body), createdAt: now, updatedAt: now });
+    const view = checkView(def, { ...newView(id, body, now), updatedAt: now });
     await commit(ws, write, def, { views: [...def.views, view] });
     return view;
   });
 }
 
-export function updateView(ws: Workspace, collectionId: string, viewId: string, body: z.infer<typeof ViewPatchBody>): Promise<ViewDef> {
+/** Changes a view: the parts sent (`merge`), or all of it (`replace`: `filter`, `sort` and
+ *  `fields` not sent removed, `name` back to the id, as a creation would make it). */
+export function updateView(ws: Workspace, collectionId: string, viewId: string, body: z.infer<typeof ViewPatchBody>, mode: ChangeMode = 'merge'): Promise<ViewDef> {
   return withSchemaLock(ws, async (write) => {
     const def = getCollection(ws, collectionId);
     const old = find(def.views, viewId, 'View');
     assertReadOnlyKept(body, ['_id'], old);
-    const view = checkView(def, {
+    const view = checkView(def, mode === 'replace' ? { ...newView(viewId, body, old.createdAt), updatedAt: ws.nowIso() } : {
       ...old, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.filter !== undefined ? { filter: body.filter } : {}),
       ...viewParts(body), updatedAt: ws.nowIso(),
     });
@@ -178,6 +184,12 @@ export function updateView(ws: Workspace, collectionId: string, viewId: string, 
 
 export function deleteView(ws: Workspace, collectionId: string, viewId: string): Promise<void> {
   return deletePart(ws, collectionId, 'views', viewId, 'View');
+}
+
+/** A view as a creation (or a replacement) makes it from `body`: the name defaults to the id,
+ *  the filter to none. */
+function newView(id: string, body: z.infer<typeof NewViewBody>, createdAt: string): Omit<ViewDef, 'updatedAt'> {
+  return { _id: id, name: body.name ?? id, filter: body.filter ?? {}, ...viewParts(body), createdAt };
 }
 
 function viewParts(body: z.infer<typeof NewViewBody>): Partial<ViewDef> {

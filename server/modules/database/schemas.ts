@@ -25,6 +25,11 @@ export const DumpCollectionHead = z.object({ _id: id, name: name.optional(), set
 /** `PUT /database/{id}`; `_id` may be repeated but not changed. */
 export const CollectionPatchBody = z.object({ _id: z.string().optional(), name: name.optional(), setting: Setting.optional() });
 
+/** `PUT /database/{id}` that replaces the collection's settings (v2): `setting` whole and
+ *  required as on creation, `name` back to the id when absent; `_id` may be repeated. The
+ *  fields, views and indexes are changed at their own addresses. */
+export const CollectionReplaceBody = z.object({ _id: z.string().optional(), name: name.optional(), setting: FullSetting });
+
 /** `PUT /database`: the collection is named by `_id`. */
 export const CollectionByIdBody = CollectionPatchBody.extend({ _id: z.string() });
 
@@ -57,6 +62,10 @@ export const NewCollectionBody = z.object({
 /** `PUT .../fields/{id}`: any of the settings; `default: null` clears the default. */
 export const FieldPatchBody = NewFieldBody.partial();
 
+/** `PUT .../fields/{id}` that replaces the field (v2): what a creation takes (`type` required);
+ *  the settings not sent are removed, `name` back to the field's key. */
+export const FieldReplaceBody = NewFieldBody.extend({ _id: z.string().optional() });
+
 const paths = z.union([z.array(z.string().min(1).max(200)).max(100), z.string().max(2000)]);
 
 export const NewViewBody = z.object({
@@ -68,6 +77,10 @@ export const NewViewBody = z.object({
 });
 
 export const ViewPatchBody = NewViewBody.extend({ _id: z.string().optional() });
+
+/** `PUT .../views/{id}` that replaces the view (v2): the same body; `filter`, `sort` and
+ *  `fields` not sent are removed, `name` back to the view's id. */
+export const ViewReplaceBody = ViewPatchBody;
 
 export const NewIndexBody = z.object({
   _id: id.optional(),

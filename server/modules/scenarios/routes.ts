@@ -33,7 +33,7 @@ export const scenariosModule: Module = {
       list: listScenarios,
       create: (req, body) => createScenario(req.ws, body),
       get: async (ws, scenarioId) => publicScenario(await getScenarioDoc(ws, scenarioId)),
-      update: (req, scenarioId, body) => updateScenario(req.ws, engine, scenarioId, body),
+      update: (req, scenarioId, body, mode) => updateScenario(req.ws, engine, scenarioId, body, mode),
       remove: (req, scenarioId) => deleteScenario(req.ws, engine, scenarioId),
     });
 

@@ -10,6 +10,7 @@ import { secretNames } from '../credentials/index.js';
 import { parseBody } from '../../core/validate.js';
 import { checkKeys } from '../../core/keys.js';
 import { SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
+import { replacedDoc, type ChangeMode } from '../../core/change-mode.js';
 import { NewScenarioBody, ScenarioChangesBody, scenarioProblems, type Scenario, type ScenarioDoc, type StepType, type Step, type Trigger } from './schemas.js';
 
 export type { Scenario };
@@ -77,24 +78,38 @@ export async function createScenario(ws: Workspace, body: unknown): Promise<Scen
   const input = storable(parseBody(NewScenarioBody, withoutReadOnly(body, SERVER_FIELDS)));
   if (input.active === true) throw activeIsReadOnly();
   const now = ws.nowIso();
-  const doc: ScenarioDoc = {
-    _id: newId(), name: input.name, ...(input.description !== undefined ? { description: input.description } : {}),
-    active: false, trigger: input.trigger ?? { type: 'manual' }, steps: input.steps ?? [], createdAt: now, updatedAt: now,
-  };
+  const doc: ScenarioDoc = { _id: newId(), ...scenarioFields(input, false), createdAt: now, updatedAt: now };
   return publicScenario(await (await scenarioStore(ws)).insert(doc as unknown as Doc));
 }
 
-/** Partial update. An active scenario is checked in full (422 leaves it unchanged) and re-scheduled. */
-export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: string, body: unknown): Promise<Scenario> {
-  // Alone among the changes to this scenario: concurrent partial updates apply one after another.
-  return (await scenarioStore(ws)).exclusive(id, () => applyScenarioUpdate(ws, engine, id, body));
+/** A scenario's described part, as a creation or a replacement gives it: the trigger defaults
+ *  to a manual one, the steps to none, the description is left out when absent. (`active` is
+ *  changed by activation only; whom it runs as is the server's.) */
+function scenarioFields(input: ScenarioInput & { name: string }, active: boolean): Pick<ScenarioDoc, 'name' | 'description' | 'active' | 'trigger' | 'steps'> {
+  return {
+    name: input.name, ...(input.description !== undefined ? { description: input.description } : {}),
+    active, trigger: input.trigger ?? { type: 'manual' }, steps: input.steps ?? [],
+  };
 }
 
-async function applyScenarioUpdate(ws: Workspace, engine: ScenarioEngine, id: string, body: unknown): Promise<Scenario> {
+/** The keys of a scenario's described part (`active` there only keeps its value). */
+const SCENARIO_FIELDS = ['name', 'description', 'active', 'trigger', 'steps'];
+
+/** A change: a partial update (`merge`) or the whole scenario (`replace`: `name` required, the
+ *  description removed, the trigger and steps back to their creation defaults when absent;
+ *  `active` and whom it runs as kept). An active scenario is checked in full (422 leaves it
+ *  unchanged) and re-scheduled. */
+export async function updateScenario(ws: Workspace, engine: ScenarioEngine, id: string, body: unknown, mode: ChangeMode = 'merge'): Promise<Scenario> {
+  // Alone among the changes to this scenario: concurrent changes apply one after another.
+  return (await scenarioStore(ws)).exclusive(id, () => applyScenarioUpdate(ws, engine, id, body, mode));
+}
+
+async function applyScenarioUpdate(ws: Workspace, engine: ScenarioEngine, id: string, body: unknown, mode: ChangeMode): Promise<Scenario> {
   const current = await getScenarioDoc(ws, id);
-  const input: ScenarioInput = storable(parseBody(ScenarioChangesBody, withoutReadOnly(body, SERVER_FIELDS, publicScenario(current))));
+  const given = withoutReadOnly(body, SERVER_FIELDS, publicScenario(current));
+  const input: ScenarioInput = storable(parseBody(mode === 'replace' ? NewScenarioBody : ScenarioChangesBody, given));
   if (input.active !== undefined && input.active !== current.active) throw activeIsReadOnly();
-  const next: ScenarioDoc = {
+  const next: ScenarioDoc = mode === 'replace' ? replacedDoc(current, SCENARIO_FIELDS, { ...scenarioFields(input as ScenarioInput & { name: string }, current.active), updatedAt: ws.nowIso() }) : {
     ...current,
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),

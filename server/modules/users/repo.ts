@@ -92,16 +92,7 @@ export async function insertUser(ws: Workspace, input: NewUser, cost: number): P
   if ((await store.findBy('email', email)).length) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
   const { password, ...profile } = input;
   const now = ws.nowIso();
-  const doc: UserDoc = {
-    ...profile,
-    _id: newId(),
-    email,
-    name: input.name ?? '',
-    role: input.role ?? 'user',
-    passwordHash: await hashPassword(password, cost),
-    createdAt: now,
-    updatedAt: now,
-  };
+  const doc = userDoc({ ...profile, email }, newId(), await hashPassword(password, cost), now, now);
   try {
     return (await store.insert(doc)) as UserDoc;
   } catch (err) {
@@ -110,11 +101,25 @@ export async function insertUser(ws: Workspace, input: NewUser, cost: number): P
   }
 }
 
+/** The role of a user made without one. */
+export const DEFAULT_ROLE = 'user';
+
+/** A stored user from its profile (email already normalised): `name` and `role` take their
+ *  defaults when absent. */
+function userDoc(profile: { email: string; name?: string; role?: string; [key: string]: unknown }, id: string, passwordHash: string, createdAt: string, updatedAt: string): UserDoc {
+  return { ...profile, _id: id, email: profile.email, name: profile.name ?? '', role: profile.role ?? DEFAULT_ROLE, passwordHash, createdAt, updatedAt };
+}
+
 export interface UserPatch { email?: string; password?: string; [key: string]: unknown }
 
-/** Applies a partial update (fields absent stay); hashes a new password; 409 when the new
- *  email belongs to another user; 404 when the user is gone. */
-export async function updateUser(ws: Workspace, id: string, patch: UserPatch, cost: number): Promise<UserDoc> {
+/** A whole replacement of a user's profile: the fields sent become the profile (profile fields
+ *  not sent are removed, `name` and `role` take their defaults), except the `keep` fields, which
+ *  keep their current values; the password (never shown) is kept unless a new one is sent. */
+export interface UserReplace { keep: readonly string[] }
+
+/** Applies a partial update (fields absent stay), or with `replace` a whole replacement; hashes
+ *  a new password; 409 when the new email belongs to another user; 404 when the user is gone. */
+export async function updateUser(ws: Workspace, id: string, patch: UserPatch, cost: number, replace?: UserReplace): Promise<UserDoc> {
   const store = await usersStore(ws);
   const { password, ...fields } = patch;
   const passwordHash = password === undefined ? undefined : await hashPassword(password, cost);
@@ -122,7 +127,9 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
   return store.exclusive(id, async () => {
   const current = (await store.get(id)) as UserDoc | undefined;
   if (!current) throw ApiError.notFound('User', id);
-  const next: UserDoc = { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: ws.nowIso() };
+  const next: UserDoc = replace
+    ? userDoc({ ...fields, ...kept(current, replace.keep) } as UserDoc, current._id, current.passwordHash, current.createdAt, ws.nowIso())
+    : { ...current, ...fields, _id: current._id, createdAt: current.createdAt, updatedAt: ws.nowIso() };
   if (fields.email !== undefined) {
     next.email = normalizeEmail(fields.email);
     const owner = (await store.findBy('email', next.email))[0];
@@ -138,6 +145,12 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
     throw err;
   }
   });
+}
+
+function kept(current: UserDoc, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (Object.hasOwn(current, key) && !['_id', 'passwordHash', 'createdAt', 'updatedAt'].includes(key)) out[key] = current[key];
+  return out;
 }
 
 /** Deletes a user; resolves to the document as it was, or undefined when there was none. */

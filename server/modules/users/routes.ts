@@ -1,12 +1,13 @@
 // The users API group: user administration for administrators (list, get, create, partial
-// update with PUT or PATCH, delete). Non-admins get 403, anonymous callers 401.
+// update with PATCH and v1's PUT, whole replacement with v2's PUT, delete). Non-admins get 403, anonymous callers 401.
 import type { Request, Response, Router } from 'express';
 import type { AppContext, Module } from '../context.js';
 import { actorOf, adminOnly, requireUser } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import { parseBody } from '../../core/validate.js';
 import { findUser, publicUser } from './repo.js';
-import { writableBody, CreateUserBody, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
+import { writableBody, CreateUserBody, ReplaceUserBody, SYSTEM_FIELDS, UpdateUserBody } from './schemas.js';
+import { changeModeOf } from '../../core/change-mode.js';
 import { changeUser, createUser, listUsers, removeUser } from './service.js';
 
 export const usersModule: Module = {
@@ -34,8 +35,11 @@ export const usersModule: Module = {
       const caller = requireUser(req);
       const current = await findUser(req.ws, req.params.id as string);
       if (!current) throw ApiError.notFound('User', req.params.id as string);
-      const body = parseBody(UpdateUserBody, writableBody(req.body, SYSTEM_FIELDS, publicUser(current)));
-      const user = await changeUser(ctx, req.ws, req.params.id as string, body, { actor: actorOf(req), keepSessionId: caller.sessionId });
+      const replace = changeModeOf(req) === 'replace';
+      const body = parseBody(replace ? ReplaceUserBody : UpdateUserBody, writableBody(req.body, SYSTEM_FIELDS, publicUser(current)));
+      const user = await changeUser(ctx, req.ws, req.params.id as string, body, {
+        actor: actorOf(req), keepSessionId: caller.sessionId, ...(replace ? { replace: { keep: SYSTEM_FIELDS } } : {}),
+      });
       res.json(publicUser(user));
     };
     admin.put('/users/:id', update);

@@ -58,6 +58,10 @@ export const UpdateUserBody = z.object({
   role: RoleSchema.optional(),
 }).catchall(z.unknown());
 
+/** `PUT /users/{id}` that replaces the user (v2): `email` required as on creation; `password`,
+ *  which no answer shows, changes only when sent. */
+export const ReplaceUserBody = UpdateUserBody.extend({ email: EmailSchema });
+
 /** A workspace's first admin (console workspace creation, the CLI's --admin-email and
  *  --admin-password, startServer's adminEmail / adminPassword): the same email and password
  *  rules as any user. Without a password one is generated. */

@@ -10,7 +10,7 @@ import type { StoreQuery } from '../../storage/query.js';
 import { listMeta, parseListQuery } from '../../core/list-query.js';
 import type { ListMeta, User } from '../../shared/models.js';
 import { HIDDEN_FIELDS } from './schemas.js';
-import { countAdmins, deleteUser, findUser, insertUser, publicUser, updateUser, usersStore, type NewUser, type UserDoc, type UserPatch } from './repo.js';
+import { countAdmins, DEFAULT_ROLE, deleteUser, findUser, insertUser, publicUser, updateUser, usersStore, type NewUser, type UserDoc, type UserPatch, type UserReplace } from './repo.js';
 
 /** What ends with an account's password, admin rights or existence: its sessions, the
  *  impersonations it started, its reset links. The sign-in side (the auth module) supplies it;
@@ -73,6 +73,9 @@ export interface UpdateOptions {
   actor?: Actor;
   /** The caller's own session: kept when the password changes (other sessions end). */
   keepSessionId?: string;
+  /** A whole replacement instead of a partial update (repo.ts UserReplace): `keep` names the
+   *  fields the caller may not change, which keep their values. */
+  replace?: UserReplace;
 }
 
 /** Role changes and deletions run one at a time per workspace: two admins demoting or deleting
@@ -81,7 +84,10 @@ async function adminGuard<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
   return (await usersStore(ws)).exclusive('$admins', fn);
 }
 
-export async function changeUser(ctx: AppContext, ws: Workspace, id: string, patch: UserPatch, options: UpdateOptions = {}): Promise<UserDoc> {
+export async function changeUser(ctx: AppContext, ws: Workspace, id: string, given: UserPatch, options: UpdateOptions = {}): Promise<UserDoc> {
+  // A replacement without a role gives the default one (unless the role is kept): a role change
+  // like any other, under the same guard.
+  const patch = options.replace && !options.replace.keep.includes('role') ? { ...given, role: given.role ?? DEFAULT_ROLE } : given;
   if (patch.role !== undefined) return adminGuard(ws, () => applyUserChange(ctx, ws, id, patch, options));
   return applyUserChange(ctx, ws, id, patch, options);
 }
@@ -92,7 +98,7 @@ async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch
   if (patch.role !== undefined && current.role === 'admin' && patch.role !== 'admin' && (await countAdmins(ws)) <= 1) {
     throw ApiError.conflict('The workspace must keep at least one administrator', { field: 'role' });
   }
-  const user = await updateUser(ws, id, patch, ctx.config.bcryptCost);
+  const user = await updateUser(ws, id, patch, ctx.config.bcryptCost, options.replace);
   if (current.role === 'admin' && user.role !== 'admin') {
     // His impersonations end with his admin rights (REST refuses their tokens from now on).
     ctx.state.users.ends.adminDemoted(ws, id);

@@ -28,7 +28,7 @@ export const webhooksModule: Module = {
       list: listWebhooks,
       create: (req, body) => createWebhook(req.ws, body),
       get: async (ws, id) => publicWebhook(await getWebhookDoc(ws, id)),
-      update: (req, id, body) => updateWebhook(req.ws, id, body),
+      update: (req, id, body, mode) => updateWebhook(req.ws, id, body, mode),
       remove: (req, id) => deleteWebhook(req.ws, id),
     });
 

@@ -62,6 +62,13 @@ export const WebhookChangesBody = z.object({
   batch: WebhookBatch.nullable().optional(),
 });
 
+/** `PUT` that replaces the webhook (v2): what a creation takes (`name`, `url`, `events`
+ *  required), `null` standing for an absent `filter` or `batch`. */
+export const ReplaceWebhookBody = NewWebhookBody.extend({
+  filter: WebhookFilter.nullable().optional(),
+  batch: WebhookBatch.nullable().optional(),
+});
+
 /** A webhook as an import or a seed gives it: what `POST /webhooks` accepts (name optional),
  *  plus the optional signing secret a test suite may fix so that it can verify signatures (an
  *  export never carries it). */

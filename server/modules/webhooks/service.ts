@@ -10,7 +10,8 @@ import { eventMatches } from '../../shared/events.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { seal, unseal } from '../../core/crypto.js';
-import { NewWebhookBody, WebhookChangesBody } from './schemas.js';
+import { NewWebhookBody, ReplaceWebhookBody, WebhookChangesBody } from './schemas.js';
+import { replacedDoc, type ChangeMode } from '../../core/change-mode.js';
 import { parseBody } from '../../core/validate.js';
 import { SERVER_FIELDS, withoutReadOnly } from '../../core/read-only.js';
 
@@ -86,32 +87,51 @@ export async function createWebhook(ws: Workspace, body: unknown): Promise<Webho
   const input = parseBody(NewWebhookBody, withoutReadOnly(body, SERVER_FIELDS));
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const now = ws.nowIso();
-  const doc: WebhookDoc = {
-    _id: newId(), name: input.name, url: input.url, events: input.events, active: input.active ?? true,
-    ...(input.filter ? { filter: storedFilter(input.filter) } : {}),
-    ...(input.batch ? { batch: input.batch } : {}),
-    sealedSecret: seal(ws, secret), createdAt: now, updatedAt: now,
-  };
+  const doc: WebhookDoc = { _id: newId(), ...webhookFields(input), sealedSecret: seal(ws, secret), createdAt: now, updatedAt: now };
   const saved = await (await webhookStore(ws)).insert(doc as unknown as Doc);
   return { ...publicWebhook(saved), secret };
 }
 
-/** A partial update from a client's body: a server-managed field may repeat its current value,
- *  never change it. */
-export async function updateWebhook(ws: Workspace, id: string, body: unknown): Promise<Webhook> {
-  // Alone among the changes to this webhook: concurrent partial updates apply one after another.
-  return (await webhookStore(ws)).exclusive(id, () => applyWebhookUpdate(ws, id, body));
+/** The client's part of a webhook, as a creation or a replacement gives it: `active` defaults
+ *  to true, `filter` and `batch` are left out when absent (or null). */
+function webhookFields(input: { name: string; url: string; events: string[]; active?: boolean; filter?: Webhook['filter'] | null; batch?: Webhook['batch'] | null }) {
+  return {
+    name: input.name, url: input.url, events: input.events, active: input.active ?? true,
+    ...(input.filter ? { filter: storedFilter(input.filter) } : {}),
+    ...(input.batch ? { batch: input.batch } : {}),
+  };
 }
 
-async function applyWebhookUpdate(ws: Workspace, id: string, body: unknown): Promise<Webhook> {
+/** The keys of a webhook a client writes; the others (`sealedSecret`, stamps) are the server's. */
+const WEBHOOK_FIELDS = Object.keys(NewWebhookBody.shape);
+
+/** A change from a client's body: a partial update (`merge`) or the whole webhook (`replace`:
+ *  `name`, `url`, `events` required, the rest back to its creation default; the signing secret
+ *  kept). A server-managed field may repeat its current value, never change it. */
+export async function updateWebhook(ws: Workspace, id: string, body: unknown, mode: ChangeMode = 'merge'): Promise<Webhook> {
+  // Alone among the changes to this webhook: concurrent changes apply one after another.
+  return (await webhookStore(ws)).exclusive(id, () => applyWebhookUpdate(ws, id, body, mode));
+}
+
+async function applyWebhookUpdate(ws: Workspace, id: string, body: unknown, mode: ChangeMode): Promise<Webhook> {
   const current = await getWebhookDoc(ws, id);
-  const changes = parseBody(WebhookChangesBody, withoutReadOnly(body, SERVER_FIELDS, publicWebhook(current)));
+  const given = withoutReadOnly(body, SERVER_FIELDS, publicWebhook(current));
+  if (mode === 'replace') {
+    const input = parseBody(ReplaceWebhookBody, given);
+    const next = replacedDoc(current, WEBHOOK_FIELDS, { ...webhookFields(input), updatedAt: ws.nowIso() });
+    return saveWebhook(ws, id, next);
+  }
+  const changes = parseBody(WebhookChangesBody, given);
   const { filter, batch, ...rest } = changes;
   const next: WebhookDoc = { ...current, ...stripUndefined(rest), updatedAt: ws.nowIso() };
   if (filter === null) delete next.filter;
   else if (filter !== undefined) next.filter = storedFilter(filter);
   if (batch === null) delete next.batch;
   else if (batch !== undefined) next.batch = batch;
+  return saveWebhook(ws, id, next);
+}
+
+async function saveWebhook(ws: Workspace, id: string, next: WebhookDoc): Promise<Webhook> {
   const saved = await (await webhookStore(ws)).replace(id, next as unknown as Doc);
   if (!saved) throw ApiError.notFound('Webhook', id);
   return publicWebhook(saved);
