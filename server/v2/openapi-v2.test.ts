@@ -116,6 +116,51 @@ describe('the v2 OpenAPI document', () => {
     expectDocumented({ status: batch.status, headers: batch.headers, text, body: JSON.parse(text) }, '/batch', 'post');
   });
 
+  it('says PUT replaces in every group: the request bodies mark the required fields; real answers match', async () => {
+    const bodyOf = (path: string, method: string): Json => {
+      const schema = doc.paths[path][method].requestBody.content['application/json'].schema;
+      return schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+    };
+    const required: Record<string, string[]> = {
+      '/webhooks/{id}': ['events', 'name', 'url'], '/credentials/{id}': ['name'], '/scenarios/{id}': ['name'], '/users/{id}': ['email'],
+      '/chats/messages/{id}': ['text'], '/database/{collection}': ['setting'], '/database/{collection}/fields/{id}': ['type'],
+      '/auth/me': [], '/chats/channels/{id}': [], '/database/{collection}/views/{id}': [],
+    };
+    for (const [path, names] of Object.entries(required)) {
+      const put = doc.paths[path].put;
+      expect(put.summary, path).toMatch(/^Replace/);
+      expect(put.description, path).toMatch(/^Whole replacement/);
+      expect(put.description, path).not.toMatch(/Partial/);
+      expect([...(bodyOf(path, 'put').required ?? [])].sort(), path).toEqual(names);
+      expect(bodyOf(path, 'patch').required ?? [], path).toEqual([]); // PATCH merges: nothing required
+      expect(doc.paths[path].patch.summary, path).toMatch(/\(merge the fields sent\)$/);
+    }
+    expect(doc.components.schemas.SecretReplace.properties.value).toBeDefined();
+    expect(doc.paths['/auth/change-password'].put.summary).not.toMatch(/^Replace/); // an action, not a resource
+
+    const hook = await v2('POST', '/webhooks', { body: { name: 'doc', url: 'http://127.0.0.1:9/d', events: ['*'], filter: { collection: 'books' } } });
+    expectDocumented(await v2('PUT', `/webhooks/${hook.body.data._id}`, { body: { name: 'doc2', url: 'http://127.0.0.1:9/d', events: ['*'] } }), '/webhooks/{id}', 'put');
+    const missing = await v2('PUT', `/webhooks/${hook.body.data._id}`, { body: { name: 'doc3' } });
+    expect(missing.status).toBe(422);
+    expectDocumented(missing, '/webhooks/{id}', 'put');
+    const secret = await v2('POST', '/credentials', { body: { name: 'DOC_SECRET', value: 'v' } });
+    expectDocumented(await v2('PUT', `/credentials/${secret.body.data._id}`, { body: { name: 'DOC_SECRET' } }), '/credentials/{id}', 'put');
+    const scenario = await v2('POST', '/scenarios', { body: { name: 'doc' } });
+    expectDocumented(await v2('PUT', `/scenarios/${scenario.body.data._id}`, { body: { name: 'doc2', description: 'd' } }), '/scenarios/{id}', 'put');
+    const user = await v2('POST', '/users', { body: { email: 'doc-user@example.test', password: 'doc-password-1', name: 'Doc' } });
+    expectDocumented(await v2('PUT', `/users/${user.body.data._id}`, { body: { email: 'doc-user@example.test', team: 'x' } }), '/users/{id}', 'put');
+    const member = await t.user('DocMember');
+    expectDocumented(await v2('PUT', '/auth/me', { token: member.token, body: { name: 'Doc Member' } }), '/auth/me', 'put');
+    const channel = await v2('POST', '/chats/channels', { body: { name: 'doc', description: 'd' } });
+    expectDocumented(await v2('PUT', `/chats/channels/${channel.body.data._id}`, { body: { name: 'doc2' } }), '/chats/channels/{id}', 'put');
+    const message = await v2('POST', `/chats/${channel.body.data._id}/messages`, { body: { text: 'hi' } });
+    expectDocumented(await v2('PUT', `/chats/messages/${message.body.data._id}`, { body: { text: 'edited' } }), '/chats/messages/{id}', 'put');
+    expectDocumented(await v2('PUT', '/database/books', { body: { name: 'Books', setting: { read: 'public', write: 'private', update: 'private' } } }), '/database/{collection}', 'put');
+    expectDocumented(await v2('PUT', '/database/books/fields/pages', { body: { type: 'integer' } }), '/database/{collection}/fields/{id}', 'put');
+    await v2('POST', '/database/books/views', { body: { _id: 'short', sort: 'pages' } });
+    expectDocumented(await v2('PUT', '/database/books/views/short', { body: { name: 'Short' } }), '/database/{collection}/views/{id}', 'put');
+  });
+
   it('matches the API keys, OAuth and GraphQL answers', async () => {
     const key = await v2('POST', '/api-keys', { body: { name: 'ci', scopes: ['database:read'] } });
     expect(key.status).toBe(201);

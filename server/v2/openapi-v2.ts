@@ -3,7 +3,8 @@
 // v2 face: the server address, every JSON answer in the envelope (lists with `pagination`),
 // errors with `meta`, the rate-limit headers on every answer, ETag / Cache-Control /
 // If-None-Match (304) on reads, If-Match (412) on changes, `cursor` and `or` groups on lists,
-// `fields` on every read, PUT as a replacement on records, and `POST /batch`.
+// `fields` on every read, PUT as a replacement (records here, the other groups in
+// openapi-v2-replace.ts), and `POST /batch`.
 import type { RequestHandler } from 'express';
 import type { AppContext } from '../modules/context.js';
 import { buildDocument, type DocumentInput } from '../modules/openapi/index.js';
@@ -13,6 +14,7 @@ import { writeJsonText } from '../core/http.js';
 import type { Schema } from '../modules/openapi/index.js';
 import { MAX_OPERATIONS } from './batch.js';
 import { addAccessPaths } from './openapi-v2-access.js';
+import { replacingPuts } from './openapi-v2-replace.js';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -115,7 +117,7 @@ function envelopeList(item: Schema): Schema {
 const DESCRIPTION = [
   'The **v2 preview** of the workspace API (not backward compatible with v1, served beside it). Every 2xx JSON answer is `{ data, meta: { timestamp, version: "2" }, links: { self, collection? } }`; lists add `meta.total`, `meta.limit` and `pagination: { next, prev, hasMore }` (pass `next` / `prev` back as `cursor`); errors keep v1\'s `{ error }` and add `meta`.',
   '',
-  '**REST**: `PATCH` merges; `PUT` on a record replaces it (fields not sent are removed; `_id`, `_owner`, `createdAt` kept); creations answer 201 with `Location`; deletions 204; a method a path does not serve is a 405 with `Allow`. Collections change at `/database/{collection}` only.',
+  '**REST**: `PATCH` merges; `PUT` replaces the whole resource, in every group (fields not sent are removed or back to their creation defaults, required fields must be sent, read-only ones such as `_id`, `_owner`, `createdAt` are kept; each PUT says what it keeps); creations answer 201 with `Location`; deletions 204; a method a path does not serve is a 405 with `Allow`. Collections change at `/database/{collection}` only.',
   '',
   '**Lists**: `limit`, `cursor` (or `offset`), `sort` (then `_id`), `fields`, `filter[...]` and one `or` group: `filter[$or][0][role]=admin&filter[$or][1][age][$gte]=30` (a branch ANDs its conditions, `filter[$or][N][$and][M][...]` once; deeper is a 400).',
   '',
@@ -201,6 +203,7 @@ export function buildV2Document(input: DocumentInput): Schema {
       op.responses = Object.fromEntries(Object.entries(res).sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : a.localeCompare(b))));
     }
   }
+  replacingPuts(doc);
   if (doc.paths['/openapi.json']?.get) (doc.paths['/openapi.json'].get as Schema).summary = 'This OpenAPI document (v2)';
 
   doc.paths['/batch'] = {

@@ -2,5 +2,6 @@
 // from it. Other modules and the app import this file only.
 export { buildDocument, type DocumentInput } from './document.js';
 export type { Schema } from './ops.js';
+export { fromZod } from './schemas.js';
 export { typesFromDocument } from './typescript.js';
 export { openapiModule } from './routes.js';
