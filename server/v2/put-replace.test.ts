@@ -4,16 +4,26 @@
 // v1's PUT on the same resource stays a partial update. Batch PUT operations and If-Match too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Res, type TestServer } from '../test/harness.js';
+import type { BusEvent } from '../core/bus.js';
 import { makeCollection, v2Client, type V2Res } from './v2-client.js';
 
 let t: TestServer;
 let v2: ReturnType<typeof v2Client>;
+const events: BusEvent[] = [];
 
 beforeAll(async () => {
   t = await startTestServer();
   v2 = v2Client(t);
+  t.srv.ctx.bus.subscribe((e) => { events.push(e); });
   await makeCollection(t, 'notes');
 });
+
+/** The kinds of the events published by `fn`. */
+async function published(fn: () => Promise<unknown>): Promise<string[]> {
+  const mark = events.length;
+  await fn();
+  return events.slice(mark).map((e) => e.type);
+}
 afterAll(async () => { await t?.close(); });
 
 /** A 422 naming `field` among its errors. */
@@ -129,14 +139,15 @@ describe('users', () => {
     expect(made.status, made.text).toBe(201);
     const id = made.body._id;
 
-    const put = await v2('PUT', `/users/${id}`, { body: { email: 'Replaced@example.test', city: 'Oslo' } });
+    let put!: V2Res;
+    expect(await published(async () => { put = await v2('PUT', `/users/${id}`, { body: { email: 'Replaced@example.test', city: 'Oslo' } }); })).toEqual(['user.updated']);
     expect(put.status, put.text).toBe(200);
     const now = await read(`/users/${id}`);
     expect(now).toEqual({ _id: id, email: 'replaced@example.test', name: '', role: 'user', city: 'Oslo', createdAt: made.body.createdAt, updatedAt: expect.any(String) });
     const login = await t.req('POST', '/auth/login', { token: null, body: { email: 'replaced@example.test', password: 'first-password' } });
     expect(login.status, login.text).toBe(200);
 
-    expectNames(await v2('PUT', `/users/${id}`, { body: { name: 'No email', role: 'admin' } }), 'email');
+    expect(await published(async () => expectNames(await v2('PUT', `/users/${id}`, { body: { name: 'No email', role: 'admin' } }), 'email'))).toEqual([]);
     expect(await read(`/users/${id}`)).toEqual(now);
     expectNames(await v2('PUT', `/users/${id}`, { body: { email: 'replaced@example.test', _id: 'other' } }), '_id', 'read_only');
 
@@ -188,7 +199,7 @@ describe('chats', () => {
     const now = await read(`/chats/channels/${id}`);
     expect(now).toEqual({ _id: id, name: 'renamed', type: 'group', members: [made.body._owner], _owner: made.body._owner, createdAt: made.body.createdAt, updatedAt: expect.any(String) });
 
-    expectNames(await v2('PUT', `/chats/channels/${id}`, { body: { description: 'no name', members: [other._id] } }), 'name');
+    expect(await published(async () => expectNames(await v2('PUT', `/chats/channels/${id}`, { body: { description: 'no name', members: [other._id] } }), 'name'))).toEqual([]);
     expect(await read(`/chats/channels/${id}`)).toEqual(now);
 
     const withMembers = await v2('PUT', `/chats/channels/${id}`, { body: { name: 'renamed', members: [other._id] } });
@@ -214,12 +225,13 @@ describe('chats', () => {
     expect(made.status, made.text).toBe(201);
     const id = made.body._id;
 
-    const put = await v2('PUT', `/chats/messages/${id}`, { body: { text: 'edited' } });
+    let put!: V2Res;
+    expect(await published(async () => { put = await v2('PUT', `/chats/messages/${id}`, { body: { text: 'edited' } }); })).toEqual(['message.updated']);
     expect(put.status, put.text).toBe(200);
     const now = await read(`/chats/messages/${id}`);
     expect(now).toEqual({ ...made.body, text: 'edited', type: 'text', updatedAt: expect.any(String) });
 
-    expectNames(await v2('PUT', `/chats/messages/${id}`, { body: { type: 'note' } }), 'text');
+    expect(await published(async () => expectNames(await v2('PUT', `/chats/messages/${id}`, { body: { type: 'note' } }), 'text'))).toEqual([]);
     expect(await read(`/chats/messages/${id}`)).toEqual(now);
 
     const v1 = await t.req('PUT', `/chats/messages/${id}`, { body: { type: 'note' } });
