@@ -54,7 +54,7 @@ export function buildApp(ctx: AppContext, modules: Module[]): express.Express {
     cors,
     requestLogMiddleware(ctx), // request log + in-flight count (restore waits on it)
     resolveWorkspace,
-    injectFaults, // the workspace's fault rules (a test suite's latency and error statuses)
+    injectFaults(ctx), // the workspace's fault rules (a test suite's latency and error statuses)
     // req.path parses the URL: only when it can be a raw-body path (they all hold 'upload').
     // A body refused (415, 413, bad JSON) on a path no route takes is that path's 404.
     routeFirst(jsonBody(ctx.config.jsonLimit, (req) => (req.url.includes('upload') && RAW_BODY_PATHS.some((re) => re.test(req.path))) || readsOwnBody(req)),

@@ -5,7 +5,9 @@
 import type { AppContext, BaseContext } from './context.js';
 import * as auth from './auth/index.js';
 import * as users from './users/index.js';
+import * as chats from './chats/index.js';
 import * as clock from './clock/index.js';
+import * as faults from './faults/index.js';
 import * as realtime from './realtime/index.js';
 import * as requestLog from './request-log/index.js';
 import * as scenarios from './scenarios/index.js';
@@ -16,7 +18,9 @@ import * as workspaces from './workspaces/index.js';
 export interface ServerState {
   auth: auth.AuthState;
   users: users.UsersState;
+  chats: chats.ChatsState;
   clock: clock.ClockState;
+  faults: faults.FaultsState;
   realtime: realtime.RealtimeState;
   requestLog: requestLog.RequestLogState;
   scenarios: scenarios.ScenariosState;
@@ -31,7 +35,9 @@ export function createContext(base: BaseContext): AppContext {
   const state: ServerState = {
     auth: auth.create(base),
     users: users.create(base, auth.accountEnds),
+    chats: chats.create(base),
     clock: clock.create(base),
+    faults: faults.create(base),
     realtime: realtime.create(base),
     requestLog: requestLog.create(base),
     scenarios: scenarios.create(base),

@@ -117,7 +117,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
       const email = o.email ?? `${name.toLowerCase().replace(/\W+/g, '') || 'user'}-${++userCounter}@example.test`;
       const password = 'user-password-1';
       const user = await insertUser(ws, { email, password, name, role: o.role ?? 'user' }, 4);
-      const { token } = await createSession(ws, user, srv.config);
+      const { token } = await createSession(srv.ctx, ws, user);
       return { _id: user._id, name, email: user.email, password, token };
     },
     consoleReq: (method, path, body) => send(method, `${srv.url}${path}`, srv.consoleToken, body === undefined ? {} : { body }),

@@ -41,7 +41,7 @@ export function mountV2(app: Express, ctx: AppContext, parts: V2Parts): { record
   own.get('/openapi.json', openapiV2Route(ctx));
   recordRoutes(own, ctx);
   apiKeyRoutes(own);
-  oauthClientRoutes(own);
+  oauthClientRoutes(own, ctx);
   graphqlRoute(own, ctx);
 
   const limit = v2RateLimit(ctx.config.rateLimit);

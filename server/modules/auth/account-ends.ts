@@ -7,18 +7,18 @@ import { dropResetTokens } from './recovery.js';
 import { sessionsEnded } from './session-ends.js';
 
 export const accountEnds: AccountEnds = {
-  async passwordChanged(ws, userId, keepSessionId) {
-    await revokeUserSessions(ws, userId, keepSessionId);
+  async passwordChanged(ctx, ws, userId, keepSessionId) {
+    await revokeUserSessions(ctx, ws, userId, keepSessionId);
     await dropResetTokens(ws, userId);
   },
-  adminDemoted(ws, userId) {
-    sessionsEnded(ws, { impersonators: [userId] });
+  adminDemoted(ctx, ws, userId) {
+    sessionsEnded(ctx, ws, { impersonators: [userId] });
   },
-  removed(ws, userId) {
-    sessionsEnded(ws, { users: [userId], impersonators: [userId] });
+  removed(ctx, ws, userId) {
+    sessionsEnded(ctx, ws, { users: [userId], impersonators: [userId] });
   },
-  async removedForgotten(ws, userId) {
-    await revokeUserSessions(ws, userId);
+  async removedForgotten(ctx, ws, userId) {
+    await revokeUserSessions(ctx, ws, userId);
     await dropResetTokens(ws, userId);
   },
 };

@@ -7,6 +7,7 @@ import type { QueryResult, StoreQuery } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
 import { normalizeEmail } from '../users/index.js';
 import { outboxStore, onEmail } from './outbox.js';
+import { authOf } from './memory.js';
 
 /** The longest `wait` accepted, in ms; a larger one is a 400 naming `wait`. */
 export const MAX_OUTBOX_WAIT_MS = 30_000;
@@ -65,13 +66,16 @@ export async function findOrWait(ctx: AppContext, ws: Workspace, q: StoreQuery, 
   const onClose = () => { gone = true; wake?.(); };
   let wake: (() => void) | undefined;
   req.on('close', onClose);
-  waiting.set(ws, (waiting.get(ws) ?? 0) + 1);
+  const state = ctx.state.auth;
+  const mine = authOf(state, ws);
+  const waking = state.outboxWaking;
+  mine.waiting++;
   try {
-    while (result.total === 0 && !gone && Date.now() < until && !stopping.has(ctx)) {
+    while (result.total === 0 && !gone && Date.now() < until && !state.stopping) {
       await new Promise<void>((resolve) => {
         const left = until - Date.now();
         const timer = setTimeout(done, ws.processes.shared ? Math.min(left, RECHECK_MS) : left);
-        const off = onEmail(ws, done);
+        const off = onEmail(ctx, ws, done);
         waking.add(done);
         wake = done;
         function done() { clearTimeout(timer); off(); waking.delete(done); resolve(); }
@@ -80,19 +84,16 @@ export async function findOrWait(ctx: AppContext, ws: Workspace, q: StoreQuery, 
     }
     return result;
   } finally {
-    waiting.set(ws, (waiting.get(ws) ?? 1) - 1);
+    mine.waiting--;
     req.off('close', onClose);
   }
 }
 
-/** How many outbox waits are pending on `ws` in this process (tests wait for theirs to start). */
-export function pendingWaits(ws: Workspace): number { return waiting.get(ws) ?? 0; }
-const waiting = new WeakMap<Workspace, number>();
-
-const stopping = new WeakSet<AppContext>();
-const waking = new Set<() => void>();
+/** How many outbox waits are pending on `ws` in this server (tests wait for theirs to start). */
+export function pendingWaits(ctx: AppContext, ws: Workspace): number { return ctx.state.auth.workspaces.get(ws)?.waiting ?? 0; }
 
 /** At shutdown, pending waits answer at once (the server does not wait 30 s for them). */
 export function stopWaits(ctx: AppContext): void {
-  ctx.closers.push(() => { stopping.add(ctx); for (const w of [...waking]) w(); });
+  const state = ctx.state.auth;
+  ctx.closers.push(() => { state.stopping = true; for (const w of [...state.outboxWaking]) w(); });
 }

@@ -1,7 +1,9 @@
 // Password recovery: single-use reset tokens valid one hour, stored as SHA-256 hashes only
 // (store `reset-tokens`); the token itself travels only in the recovery email of the outbox.
 import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
+import { authOf } from './memory.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -18,7 +20,7 @@ async function resetStore(ws: Workspace): Promise<Store> {
 }
 
 /** Issues a reset token for a user and writes the recovery email to the outbox. */
-export async function sendRecoveryEmail(ws: Workspace, user: UserDoc): Promise<void> {
+export async function sendRecoveryEmail(ctx: AppContext, ws: Workspace, user: UserDoc): Promise<void> {
   const store = await resetStore(ws);
   const token = `hbp_${randomBytes(32).toString('base64url')}`;
   // The workspace's time: reset tokens expire by its clock.
@@ -29,7 +31,7 @@ export async function sendRecoveryEmail(ws: Workspace, user: UserDoc): Promise<v
     if (Date.parse(old.expiresAt) <= now) await store.remove(old._id);
   }
   await store.insert({ _id: newId(), userId: user._id, tokenHash: hashToken(token), expiresAt, createdAt: ws.nowIso() });
-  await sendEmail(ws, {
+  await sendEmail(ctx, ws, {
     type: 'password-reset',
     to: user.email,
     subject: 'Reset your password',
@@ -42,22 +44,20 @@ export async function sendRecoveryEmail(ws: Workspace, user: UserDoc): Promise<v
   });
 }
 
-// One token cannot be spent twice: only the caller whose removal took it away spends it (and,
-// within this process, a second caller is turned away while the first removal is under way).
-const spending = new Set<string>();
-
-/** Spends a reset token: resolves to its user id; unknown, used or expired → 422 token invalid. */
-export async function consumeResetToken(ws: Workspace, token: string): Promise<string> {
+/** Spends a reset token: resolves to its user id; unknown, used or expired → 422 token invalid.
+ *  One token cannot be spent twice: only the caller whose removal took it away spends it (and,
+ *  within this server, a second caller is turned away while the first removal is under way). */
+export async function consumeResetToken(ctx: AppContext, ws: Workspace, token: string): Promise<string> {
   const store = await resetStore(ws);
   const hash = hashToken(token);
   const doc = (await store.findBy('tokenHash', hash))[0] as ResetTokenDoc | undefined;
-  const key = `${ws.id}\0${hash}`;
-  if (!doc || spending.has(key)) throw invalidToken();
-  spending.add(key);
+  const { spending } = authOf(ctx.state.auth, ws);
+  if (!doc || spending.has(hash)) throw invalidToken();
+  spending.add(hash);
   try {
     if (!(await store.remove(doc._id))) throw invalidToken();
   } finally {
-    spending.delete(key);
+    spending.delete(hash);
   }
   if (Date.parse(doc.expiresAt) <= ws.now()) throw invalidToken();
   return doc.userId;

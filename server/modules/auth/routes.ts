@@ -48,13 +48,13 @@ export const authModule: Module = {
 
     router.post('/auth/logout', async (req, res) => {
       const body = parseBody(LogoutBody, req.body);
-      await auth.logout(req.ws, req.auth, body.refreshToken);
+      await auth.logout(ctx, req.ws, req.auth, body.refreshToken);
       res.status(204).end();
     });
 
     router.post('/auth/forgot-password', async (req, res) => {
       const body = parseBody(ForgotBody, req.body);
-      await auth.forgotPassword(req.ws, body.email);
+      await auth.forgotPassword(ctx, req.ws, body.email);
       res.status(202).json({ message: 'If this email belongs to an account, a recovery email has been sent' });
     });
 

@@ -14,7 +14,7 @@ import type { LoginLimiter } from './rate-limit.js';
 
 export async function register(ctx: AppContext, ws: Workspace, input: { email: string; password: string; name?: string; [k: string]: unknown }): Promise<LoginResult> {
   const user = await createUser(ctx, ws, { ...input, role: 'user' });
-  return createSession(ws, user, ctx.config);
+  return createSession(ctx, ws, user);
 }
 
 // Compared against when the email is unknown, so that both failures take as long.
@@ -22,7 +22,7 @@ let dummyHash: Promise<string> | undefined;
 const dummy = (cost: number) => (dummyHash ??= hashPassword('homebase-no-such-user', cost));
 
 export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<LoginResult> {
-  return createSession(ws, await checkCredentials(ctx, ws, limiter, email, password), ctx.config);
+  return createSession(ctx, ws, await checkCredentials(ctx, ws, limiter, email, password));
 }
 
 /** The user of an email and password, under the failed-login limit (429 past it); 401 for a
@@ -51,27 +51,27 @@ export function limiterKey(ws: Workspace, email: string): string {
 }
 
 export function refresh(ctx: AppContext, ws: Workspace, refreshToken: string): Promise<LoginResult> {
-  return rotateRefreshToken(ws, refreshToken, ctx.config);
+  return rotateRefreshToken(ctx, ws, refreshToken);
 }
 
 /** Ends the caller's session, and the session of `refreshToken` when it is the same user's.
  *  Without a valid access token, a valid refresh token alone is enough. */
-export async function logout(ws: Workspace, auth: AuthInfo | null, refreshToken?: string): Promise<void> {
+export async function logout(ctx: AppContext, ws: Workspace, auth: AuthInfo | null, refreshToken?: string): Promise<void> {
   const other = refreshToken ? await sessionOfRefreshToken(ws, refreshToken) : undefined;
   if (!auth && !other) throw ApiError.unauthorized(refreshToken ? 'Invalid refresh token' : 'Authentication required');
-  if (auth) await revokeSession(ws, auth.sessionId);
-  if (other && (!auth || other.userId === auth.userId)) await revokeSession(ws, other._id);
+  if (auth) await revokeSession(ctx, ws, auth.sessionId);
+  if (other && (!auth || other.userId === auth.userId)) await revokeSession(ctx, ws, other._id);
 }
 
 /** Writes a recovery email when the email is registered; the caller answers the same either way. */
-export async function forgotPassword(ws: Workspace, email: string): Promise<void> {
+export async function forgotPassword(ctx: AppContext, ws: Workspace, email: string): Promise<void> {
   const user = await findUserByEmail(ws, email);
-  if (user) await sendRecoveryEmail(ws, user);
+  if (user) await sendRecoveryEmail(ctx, ws, user);
 }
 
 /** Sets a new password from a reset token and ends every session of the user. */
 export async function resetPassword(ctx: AppContext, ws: Workspace, token: string, password: string): Promise<void> {
-  const userId = await consumeResetToken(ws, token);
+  const userId = await consumeResetToken(ctx, ws, token);
   if (!(await findUser(ws, userId))) throw ApiError.invalidField('token', 'invalid', 'The reset token is invalid, expired or already used');
   await changeUser(ctx, ws, userId, { password });
 }
@@ -97,5 +97,5 @@ export async function changePassword(ctx: AppContext, ws: Workspace, limiter: Lo
 export async function impersonate(ctx: AppContext, ws: Workspace, admin: AuthInfo, userId: string): Promise<LoginResult> {
   const user = await findUser(ws, userId);
   if (!user) throw ApiError.notFound('User', userId);
-  return createSession(ws, user, ctx.config, admin.impersonatedBy ?? admin.userId);
+  return createSession(ctx, ws, user, admin.impersonatedBy ?? admin.userId);
 }

@@ -3,6 +3,7 @@
 // through the database's relay in the other processes sharing it. The session check of every
 // request (sessions.ts liveSession) stays the rule; this only makes its outcome arrive at once
 // where nothing asks (an idle socket receiving events).
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 
 /** What ended. Every field is optional; a socket matching any of them is ended. */
@@ -18,25 +19,24 @@ export interface SessionEnd {
 /** The topic the processes on one database tell each other ended sessions on. */
 export const SESSION_END_TOPIC = 'sessions.ended';
 
-type Listener = (ws: Workspace, end: SessionEnd) => void;
-const listeners = new Set<Listener>();
+export type SessionEndListener = (ws: Workspace, end: SessionEnd) => void;
 
-/** Hears the sessions that end in this process, with their workspace (the object itself: two
- *  servers in one process each compare it with their own). Returns the unsubscribe. */
-export function onSessionsEnded(listener: Listener): () => void {
+/** Hears the sessions that end in this server, with their workspace. Returns the unsubscribe. */
+export function onSessionsEnded(ctx: AppContext, listener: SessionEndListener): () => void {
+  const listeners = ctx.state.auth.sessionEndListeners;
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-/** Says that sessions ended: to this process's listeners at once, and to the other processes on
+/** Says that sessions ended: to this server's listeners at once, and to the other processes on
  *  the same database. Call it after the store no longer holds them. */
-export function sessionsEnded(ws: Workspace, end: SessionEnd): void {
+export function sessionsEnded(ctx: AppContext, ws: Workspace, end: SessionEnd): void {
   const clean: SessionEnd = {};
   if (end.sessions?.length) clean.sessions = end.sessions;
   if (end.users?.length) clean.users = end.users;
   if (end.impersonators?.length) clean.impersonators = end.impersonators;
   if (!clean.sessions && !clean.users && !clean.impersonators) return;
-  for (const listener of listeners) {
+  for (const listener of ctx.state.auth.sessionEndListeners) {
     try { listener(ws, clean); } catch { /* a listener never fails the call that ended a session */ }
   }
   ws.processes.tell(ws.id, SESSION_END_TOPIC, clean);

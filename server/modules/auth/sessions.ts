@@ -4,6 +4,7 @@
 // it is single use: each refresh rotates it, and presenting a rotated one ends the session.
 import jwt from 'jsonwebtoken';
 import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { getEach, withIndexes, type Store } from '../../storage/store.js';
 import { ApiError } from '../../core/errors.js';
@@ -91,9 +92,10 @@ export function signAccessToken(ws: Workspace, claims: TokenClaims, ttlSeconds: 
 const refreshExpiry = (ws: Workspace, settings: TokenSettings) => new Date(ws.now() + settings.refreshTtl * 1000).toISOString();
 
 /** Starts a session for a user and returns the login result. */
-export async function createSession(ws: Workspace, user: UserDoc, settings: TokenSettings, impersonatedBy?: string): Promise<LoginResult> {
+export async function createSession(ctx: AppContext, ws: Workspace, user: UserDoc, impersonatedBy?: string): Promise<LoginResult> {
+  const settings: TokenSettings = ctx.config;
   const store = await sessionsStore(ws);
-  await purgeExpiredSessions(ws, store, user._id);
+  await purgeExpiredSessions(ctx, ws, store, user._id);
   const refreshToken = newRefreshToken();
   const now = ws.nowIso();
   const session: SessionDoc = {
@@ -195,7 +197,8 @@ async function impersonationLapsed(users: Store, session: SessionDoc): Promise<b
 
 /** Exchanges a refresh token for a new login result, rotating it. A token that was already
  *  rotated away ends its whole session (it has been copied); unknown or expired → 401. */
-export async function rotateRefreshToken(ws: Workspace, refreshToken: string, settings: TokenSettings): Promise<LoginResult> {
+export async function rotateRefreshToken(ctx: AppContext, ws: Workspace, refreshToken: string): Promise<LoginResult> {
+  const settings: TokenSettings = ctx.config;
   const store = await sessionsStore(ws);
   const hash = hashToken(refreshToken);
   const found = ((await store.findBy('refreshHash', hash))[0] ?? (await store.findBy('rotated', hash))[0]) as SessionDoc | undefined;
@@ -206,17 +209,17 @@ export async function rotateRefreshToken(ws: Workspace, refreshToken: string, se
     const session = (await store.get(found._id)) as SessionDoc | undefined;
     if (!session || session.revoked) throw ApiError.unauthorized('Invalid refresh token');
     if (session.refreshHash !== hash) {
-      await endSession(ws, store, session._id);
+      await endSession(ctx, ws, store, session._id);
       throw ApiError.unauthorized('Refresh token already used; the session has been ended');
     }
     if (Date.parse(session.expiresAt) <= ws.now()) {
-      await endSession(ws, store, session._id);
+      await endSession(ctx, ws, store, session._id);
       throw ApiError.unauthorized('Refresh token expired; sign in again');
     }
     const users = await ws.store('users');
     const user = (await users.get(session.userId)) as UserDoc | undefined;
     if (!user || await impersonationLapsed(users, session)) {
-      await endSession(ws, store, session._id);
+      await endSession(ctx, ws, store, session._id);
       throw ApiError.unauthorized('User no longer exists');
     }
     const next = newRefreshToken();
@@ -240,18 +243,18 @@ export async function sessionOfRefreshToken(ws: Workspace, refreshToken: string)
 
 /** Ends one session: its access and refresh tokens stop working at once. Ended sessions are
  *  deleted, not kept: a missing session answers 401 exactly as a revoked one would. */
-export async function revokeSession(ws: Workspace, sessionId: string): Promise<void> {
-  await endSession(ws, await sessionsStore(ws), sessionId);
+export async function revokeSession(ctx: AppContext, ws: Workspace, sessionId: string): Promise<void> {
+  await endSession(ctx, ws, await sessionsStore(ws), sessionId);
 }
 
 /** Removes a session and says so (session-ends.ts), so that its sockets close at once. */
-async function endSession(ws: Workspace, store: Store, sessionId: string): Promise<void> {
+async function endSession(ctx: AppContext, ws: Workspace, store: Store, sessionId: string): Promise<void> {
   await store.remove(sessionId);
-  sessionsEnded(ws, { sessions: [sessionId] });
+  sessionsEnded(ctx, ws, { sessions: [sessionId] });
 }
 
 /** Revokes sessions of a user (all, or all but one). */
-export async function revokeUserSessions(ws: Workspace, userId: string, exceptSessionId?: string): Promise<void> {
+export async function revokeUserSessions(ctx: AppContext, ws: Workspace, userId: string, exceptSessionId?: string): Promise<void> {
   const store = await sessionsStore(ws);
   const ended: string[] = [];
   try {
@@ -261,16 +264,16 @@ export async function revokeUserSessions(ws: Workspace, userId: string, exceptSe
       ended.push(s._id);
     }
   } finally {
-    sessionsEnded(ws, { sessions: ended });
+    sessionsEnded(ctx, ws, { sessions: ended });
   }
 }
 
 /** Drops a user's sessions whose refresh token has expired (called when a new one starts). */
-async function purgeExpiredSessions(ws: Workspace, store: Store, userId: string): Promise<void> {
+async function purgeExpiredSessions(ctx: AppContext, ws: Workspace, store: Store, userId: string): Promise<void> {
   const now = ws.now(); // the workspace's time: its clock
   const ended: string[] = [];
   for (const s of (await store.findBy('userId', userId)) as SessionDoc[]) {
     if (s.revoked || Date.parse(s.expiresAt) <= now) { await store.remove(s._id); ended.push(s._id); }
   }
-  sessionsEnded(ws, { sessions: ended });
+  sessionsEnded(ctx, ws, { sessions: ended });
 }

@@ -139,7 +139,7 @@ function assertGroupName(name: string | undefined): void {
  *  `members` when absent back to what a creation without them gives, the owner alone (a direct
  *  channel's members are fixed: they may only be repeated). */
 export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, input: unknown, opts: ServiceOpts, mode: ChangeMode = 'merge'): Promise<Channel> {
-  return withChannelLock(ws, id, async () => {
+  return withChannelLock(ctx.state.chats, ws, id, async () => {
     const channel = await loadChannel(ws, id);
     assertOwnerOrAdmin(channel, opts.auth, 'change this channel');
     const replace = mode === 'replace';
@@ -172,7 +172,7 @@ export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, 
 
 /** Deletes a channel and all its messages (one channel.deleted event, no message events). */
 export async function deleteChannel(ctx: AppContext, ws: Workspace, id: string, opts: ServiceOpts): Promise<void> {
-  await withChannelLock(ws, id, async () => {
+  await withChannelLock(ctx.state.chats, ws, id, async () => {
     const channel = await loadChannel(ws, id);
     assertOwnerOrAdmin(channel, opts.auth, 'delete this channel');
     await (await channelsStore(ws)).remove(id);
@@ -196,7 +196,7 @@ export async function listMembers(_ctx: AppContext, ws: Workspace, channelId: st
 }
 
 export async function addMember(ctx: AppContext, ws: Workspace, channelId: string, input: unknown, opts: ServiceOpts): Promise<MemberEntry> {
-  return withChannelLock(ws, channelId, async () => {
+  return withChannelLock(ctx.state.chats, ws, channelId, async () => {
     const channel = await loadChannel(ws, channelId);
     assertOwnerOrAdmin(channel, opts.auth, 'add members');
     const { userId } = parseBody(addMemberSchema, input);
@@ -217,7 +217,7 @@ export async function addMember(ctx: AppContext, ws: Workspace, channelId: strin
 /** The owner or an admin removes anyone; a member may remove himself. When the owner goes,
  *  the longest-standing remaining member becomes the owner. */
 export async function removeMember(ctx: AppContext, ws: Workspace, channelId: string, userId: string, opts: ServiceOpts): Promise<void> {
-  await withChannelLock(ws, channelId, async () => {
+  await withChannelLock(ctx.state.chats, ws, channelId, async () => {
     const channel = await loadChannel(ws, channelId);
     if (userId !== opts.auth.userId) assertOwnerOrAdmin(channel, opts.auth, 'remove other members');
     if (!isMember(channel, userId)) throw ApiError.notFound('Member', userId);
@@ -248,7 +248,7 @@ export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMes
   const channel = await loadChannel(ws, channelId);
   assertMember(channel, opts.auth);
   const body = parseBody(postMessageSchema, withoutReadOnly(rest, NEW_MESSAGE_READ_ONLY));
-  const now = monotonicNow(ws);
+  const now = monotonicNow(ctx.state.chats, ws);
   const doc: MessageDoc = {
     _id: newId(),
     channelId,

@@ -5,6 +5,7 @@ import type { Workspace } from '../../storage/workspace.js';
 import { withIndexes, type Store } from '../../storage/store.js';
 import { queryDocs, type Doc, type SortKey, type StoreQuery } from '../../storage/query.js';
 import type { ChannelType } from './schemas.js';
+import { chatsOf, type ChatsState } from './memory.js';
 
 /** A member's entry; the role is derived from the channel's `_owner`. */
 export interface Membership { userId: string; joinedAt: string }
@@ -57,27 +58,25 @@ export function isMember(channel: Pick<ChannelDoc, 'members'>, userId: string): 
   return Array.isArray(channel.members) && channel.members.includes(userId);
 }
 
-const lastStamps = new WeakMap<Workspace, number>();
-/** The workspace's time as an ISO timestamp strictly later than the previous one this process
+/** The workspace's time as an ISO timestamp strictly later than the previous one this server
  *  handed out in that workspace, so that "newest first" never depends on random ids when two
  *  messages share a millisecond (or the workspace's clock stands still). */
-export function monotonicNow(ws: Workspace): string {
+export function monotonicNow(state: ChatsState, ws: Workspace): string {
+  const mine = chatsOf(state, ws);
   const now = ws.now();
-  const last = lastStamps.get(ws) ?? 0;
-  const stamp = now > last ? now : last + 1;
-  lastStamps.set(ws, stamp);
+  const stamp = now > mine.lastStamp ? now : mine.lastStamp + 1;
+  mine.lastStamp = stamp;
   return new Date(stamp).toISOString();
 }
 
-const locks = new Map<string, Promise<unknown>>();
 /** Runs read-modify-write steps on one channel one at a time (member adds must not be lost). */
-export async function withChannelLock<T>(ws: Workspace, channelId: string, fn: () => Promise<T>): Promise<T> {
-  const key = `${ws.id}\u0000${channelId}`;
-  const previous = locks.get(key) ?? Promise.resolve();
+export async function withChannelLock<T>(state: ChatsState, ws: Workspace, channelId: string, fn: () => Promise<T>): Promise<T> {
+  const { locks } = chatsOf(state, ws);
+  const previous = locks.get(channelId) ?? Promise.resolve();
   const run = previous.then(fn, fn);
   const settled = run.catch(() => undefined);
-  locks.set(key, settled);
-  void settled.then(() => { if (locks.get(key) === settled) locks.delete(key); });
+  locks.set(channelId, settled);
+  void settled.then(() => { if (locks.get(channelId) === settled) locks.delete(channelId); });
   return run;
 }
 

@@ -2,6 +2,7 @@
 // `latencyMs`, then goes on or gets the rule's status with an `INJECTED_FAULT` error. Costs one
 // property read when the workspace has no faults.
 import type { RequestHandler } from 'express';
+import type { AppContext } from '../context.js';
 import { ApiError } from '../../core/errors.js';
 import { requestFault, type FaultMark } from './service.js';
 
@@ -26,12 +27,14 @@ export function workspacePath(url: string): string {
   }
 }
 
-export const injectFaults: RequestHandler = (req, _res, next) => {
-  if (req.ws.settings.data.faults === undefined) { next(); return; }
-  const hit = requestFault(req.ws, req.method, workspacePath(req.originalUrl));
-  if (!hit) { next(); return; }
-  req.fault = hit.mark;
-  const answer = () => next(hit.mark.status === undefined ? undefined : ApiError.injectedFault(hit.mark.status, hit.mark.rule));
-  if (hit.mark.latencyMs) setTimeout(answer, hit.mark.latencyMs);
-  else answer();
-};
+export function injectFaults(ctx: AppContext): RequestHandler {
+  return (req, _res, next) => {
+    if (req.ws.settings.data.faults === undefined) { next(); return; }
+    const hit = requestFault(ctx, req.ws, req.method, workspacePath(req.originalUrl));
+    if (!hit) { next(); return; }
+    req.fault = hit.mark;
+    const answer = () => next(hit.mark.status === undefined ? undefined : ApiError.injectedFault(hit.mark.status, hit.mark.rule));
+    if (hit.mark.latencyMs) setTimeout(answer, hit.mark.latencyMs);
+    else answer();
+  };
+}

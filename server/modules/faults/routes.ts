@@ -19,12 +19,12 @@ export const faultsModule: Module = {
   name: 'faults',
   consoleRoutes(router: Router, ctx: AppContext) {
     settingRoutes(router, '/workspaces/:appId/faults', {
-      get: (req) => viewFaults(req.ws),
+      get: (req) => viewFaults(ctx, req.ws),
       put: async (req, raw) => {
         await putFaults(req.ws, parseBody(FaultsBody, raw));
         req.ws.processes.tell(req.ws.id, FAULTS_TOPIC, {});
         dropIfRealtime(ctx, req.ws);
-        return viewFaults(req.ws);
+        return viewFaults(ctx, req.ws);
       },
       clear: async (req) => { await clearFaults(req.ws); },
     });

@@ -8,6 +8,7 @@ import picomatch from 'picomatch';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import type { Workspace } from '../../storage/workspace.js';
+import type { AppContext } from '../context.js';
 import type { FaultRule, StoredFaults } from './schemas.js';
 
 /** What processes on one database tell each other when a workspace's faults were set. */
@@ -26,9 +27,7 @@ interface LiveRule {
   rng: ReturnType<typeof xoroshiro128plus>;
 }
 
-interface Live { version: string; rules: LiveRule[] }
-
-const live = new WeakMap<Workspace, Live>();
+export interface Live { version: string; rules: LiveRule[] }
 
 /** The stored faults of a workspace, or undefined. */
 export function storedFaults(ws: Workspace): StoredFaults | undefined {
@@ -36,7 +35,8 @@ export function storedFaults(ws: Workspace): StoredFaults | undefined {
 }
 
 /** The live state of the current rules (made afresh when the rules were set again). */
-function liveOf(ws: Workspace): Live | undefined {
+function liveOf(ctx: AppContext, ws: Workspace): Live | undefined {
+  const { live } = ctx.state.faults;
   const stored = storedFaults(ws);
   if (!stored) return undefined;
   let state = live.get(ws);
@@ -67,8 +67,8 @@ function fires(r: LiveRule): boolean {
 
 /** The fault for a workspace-API request (`path` is the workspace path, without the query), if
  *  one applies: the first rule, in order, that matches and fires. */
-export function requestFault(ws: Workspace, method: string, path: string): { mark: FaultMark; rule: FaultRule } | undefined {
-  const state = liveOf(ws);
+export function requestFault(ctx: AppContext, ws: Workspace, method: string, path: string): { mark: FaultMark; rule: FaultRule } | undefined {
+  const state = liveOf(ctx, ws);
   if (!state) return undefined;
   for (const r of state.rules) {
     if (r.kind !== 'api') continue;
@@ -84,8 +84,8 @@ export function requestFault(ws: Workspace, method: string, path: string): { mar
 }
 
 /** Does a realtime rule drop a socket that has just opened? */
-export function dropsNewSocket(ws: Workspace): boolean {
-  const state = liveOf(ws);
+export function dropsNewSocket(ctx: AppContext, ws: Workspace): boolean {
+  const state = liveOf(ctx, ws);
   return !!state?.rules.some((r) => r.kind === 'realtime' && fires(r));
 }
 
@@ -95,8 +95,8 @@ export function hasRealtimeRule(ws: Workspace): boolean {
 }
 
 /** The status a webhook delivery fails with, if a webhook rule applies to it. */
-export function webhookFault(ws: Workspace): { rule: number; status: number } | undefined {
-  const state = liveOf(ws);
+export function webhookFault(ctx: AppContext, ws: Workspace): { rule: number; status: number } | undefined {
+  const state = liveOf(ctx, ws);
   if (!state) return undefined;
   for (const r of state.rules) if (r.kind === 'webhook' && fires(r)) return { rule: r.index, status: r.rule.status! };
   return undefined;
@@ -115,9 +115,9 @@ export async function clearFaults(ws: Workspace): Promise<void> {
 }
 
 /** What GET answers: the rules, the seed, and how many times each rule has applied in this process. */
-export function viewFaults(ws: Workspace): { seed: number | null; rules: Array<FaultRule & { applied: number }> } {
+export function viewFaults(ctx: AppContext, ws: Workspace): { seed: number | null; rules: Array<FaultRule & { applied: number }> } {
   const stored = storedFaults(ws);
   if (!stored) return { seed: null, rules: [] };
-  const state = liveOf(ws)!;
+  const state = liveOf(ctx, ws)!;
   return { seed: stored.seed, rules: stored.rules.map((rule, i) => ({ ...rule, applied: state.rules[i].used })) };
 }

@@ -4,6 +4,7 @@
 // Clients live in the workspace's `oauth_clients` store, on either driver.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { Doc } from '../../storage/query.js';
 import { ApiError } from '../../core/errors.js';
@@ -90,7 +91,7 @@ export async function authenticateClient(ws: Workspace, id: string, secret: stri
 }
 
 /** Deletes a client; every grant it holds (users' tokens and its own) ends at once. */
-export async function deleteClient(ws: Workspace, id: string): Promise<void> {
+export async function deleteClient(ctx: AppContext, ws: Workspace, id: string): Promise<void> {
   if (!(await (await store(ws)).remove(id))) throw ApiError.notFound('OAuth client', id);
-  for (const grant of await (await sessionsStore(ws)).findBy('oauthClient', id)) await revokeSession(ws, grant._id);
+  for (const grant of await (await sessionsStore(ws)).findBy('oauthClient', id)) await revokeSession(ctx, ws, grant._id);
 }

@@ -5,6 +5,7 @@
 // an OAuth refresh token), and the hashes it rotated away: presenting one of those again is a
 // reuse, and the whole family (the session) is revoked.
 import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { newId } from '../../core/ids.js';
 import { hashToken, revokeSession, sessionsStore, type SessionDoc } from '../auth/index.js';
@@ -54,21 +55,21 @@ export async function setRefreshToken(ws: Workspace, id: string, token: string, 
 
 /** The family's state for a presented refresh token: current, reused (already rotated: the
  *  family is revoked here), or unknown/expired. */
-export async function checkRefreshToken(ws: Workspace, token: string): Promise<FamilyDoc | undefined> {
+export async function checkRefreshToken(ctx: AppContext, ws: Workspace, token: string): Promise<FamilyDoc | undefined> {
   const id = familyOfRefreshToken(token);
   if (!id) return undefined;
   const family = await getFamily(ws, id);
   if (!family) return undefined;
   const hash = hashToken(token);
-  if (family.oauthRotated.includes(hash)) { await revokeSession(ws, id); return undefined; }
+  if (family.oauthRotated.includes(hash)) { await revokeSession(ctx, ws, id); return undefined; }
   if (family.oauthRefreshHash !== hash) return undefined;
-  if (Date.parse(family.expiresAt) <= ws.now()) { await revokeSession(ws, id); return undefined; }
+  if (Date.parse(family.expiresAt) <= ws.now()) { await revokeSession(ctx, ws, id); return undefined; }
   return family;
 }
 
 /** Rotates a refresh token away (single use). False when it is not the current one any more
  *  (a concurrent refresh took it first: that one is then a reuse, and the family ends). */
-export async function rotateAway(ws: Workspace, token: string): Promise<boolean> {
+export async function rotateAway(ctx: AppContext, ws: Workspace, token: string): Promise<boolean> {
   const id = familyOfRefreshToken(token);
   if (!id) return false;
   const store = await sessionsStore(ws);
@@ -79,6 +80,6 @@ export async function rotateAway(ws: Workspace, token: string): Promise<boolean>
     await store.replace(id, { ...doc, oauthRefreshHash: '', oauthRotated: [...doc.oauthRotated, hash].slice(-ROTATED_KEPT), updatedAt: ws.nowIso() });
     return true;
   });
-  if (!done) await revokeSession(ws, id);
+  if (!done) await revokeSession(ctx, ws, id);
   return done;
 }

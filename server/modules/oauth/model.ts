@@ -5,6 +5,7 @@
 // a `scope` claim and the client's id (`cid`). Expiry follows the workspace's clock.
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuthorizationCodeModel, ClientCredentialsModel, RefreshTokenModel, Client, User, AuthorizationCode, Token, RefreshToken } from '@node-oauth/oauth2-server';
+import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { signAccessToken } from '../auth/index.js';
 import type { UserDoc } from '../users/index.js';
@@ -41,7 +42,7 @@ export type OAuthModel = AuthorizationCodeModel & ClientCredentialsModel & Refre
 
 /** `confidentialMustAuthenticate`: at the token and revocation endpoints a confidential client
  *  is known only with its secret; at the authorization endpoint no secret is sent. */
-export function oauthModel(ws: Workspace, s: OAuthSettings, confidentialMustAuthenticate: boolean): OAuthModel {
+export function oauthModel(ctx: AppContext, ws: Workspace, s: OAuthSettings, confidentialMustAuthenticate: boolean): OAuthModel {
   const familyOf = (user: Principal, client: Client, scope: string[]): Promise<FamilyDoc> => {
     user.family ??= startFamily(ws, user.id, client.id, scope, user.clientPrincipal ? s.tokenTtl : s.refreshTtl);
     return user.family;
@@ -112,7 +113,7 @@ export function oauthModel(ws: Workspace, s: OAuthSettings, confidentialMustAuth
     async getAccessToken() { return false; }, // bearer tokens are checked by the workspace's own token check
 
     async getRefreshToken(refreshToken: string) {
-      const family = await checkRefreshToken(ws, refreshToken);
+      const family = await checkRefreshToken(ctx, ws, refreshToken);
       if (!family) return false;
       const client = await getClient(ws, family.oauthClient);
       const user = (await (await ws.store('users')).get(family.userId)) as UserDoc | undefined;
@@ -124,7 +125,7 @@ export function oauthModel(ws: Workspace, s: OAuthSettings, confidentialMustAuth
       return found;
     },
     async revokeToken(token: RefreshToken | Token) {
-      return token.refreshToken ? rotateAway(ws, token.refreshToken) : false;
+      return token.refreshToken ? rotateAway(ctx, ws, token.refreshToken) : false;
     },
 
     async getUserFromClient(client: Client) {

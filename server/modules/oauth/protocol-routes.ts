@@ -153,7 +153,7 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
 
     const OAuth2Server = await oauthLibrary();
     const { OAuthError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
-    const server = new OAuth2Server({ model: oauthModel(req.ws, settings(), false), allowEmptyState: true, authorizationCodeLifetime: CODE_TTL });
+    const server = new OAuth2Server({ model: oauthModel(ctx, req.ws, settings(), false), allowEmptyState: true, authorizationCodeLifetime: CODE_TTL });
     const request = new OAuthRequest({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body: { ...r.view.params, redirect_uri: r.redirectUri } });
     const response = new OAuthResponse({ headers: {} });
     try {
@@ -175,7 +175,7 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
     }
     const OAuth2Server = await oauthLibrary();
     const { OAuthError, Request: OAuthRequest, Response: OAuthResponse } = OAuth2Server;
-    const server = new OAuth2Server({ model: oauthModel(req.ws, settings(), true) });
+    const server = new OAuth2Server({ model: oauthModel(ctx, req.ws, settings(), true) });
     const request = new OAuthRequest({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body: req.body ?? {} });
     const response = new OAuthResponse({ headers: {} });
     try {
@@ -207,7 +207,7 @@ export function mountOAuth(app: Express, ctx: AppContext): void {
     if (typeof body.token !== 'string' || body.token === '') { oauthError(res, 400, 'invalid_request', 'Missing parameter: token'); return; }
     // RFC 7009: an unknown or foreign token is answered 200 all the same.
     const family = await familyOfToken(req, body.token);
-    if (family && family.client === client._id) await revokeSession(req.ws, family.id);
+    if (family && family.client === client._id) await revokeSession(ctx, req.ws, family.id);
     res.status(200).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).end();
   });
 

@@ -138,7 +138,7 @@ describe('chat topics', () => {
     const id = await channel(dave);
     const d = await open(dave);
     expect(await d.subscribe(`chat:${id}`)).toMatchObject({ type: 'subscribed' });
-    await revokeUserSessions(t.srv.ctx.registry.require('demo'), dave._id);
+    await revokeUserSessions(t.srv.ctx, t.srv.ctx.registry.require('demo'), dave._id);
     expect((await d.waitClose()).code).toBe(1008); // at once, without waiting for a frame or a ping
   });
 });

@@ -93,7 +93,7 @@ export const realtimeModule: Module = {
       socket.on('error', () => undefined); // a close follows
       socket.on('close', () => { client.closed = true; hub.remove(client); });
       // A realtime fault rule of the workspace (a test suite's) drops the new socket at once.
-      if (dropsNewSocket(ws)) { drop(hub, client); return; }
+      if (dropsNewSocket(ctx, ws)) { drop(hub, client); return; }
       socket.on('message', (data, isBinary) => {
         // Frames are handled one after another (a subscribe is acknowledged before the next
         // frame runs); reading pauses while too many wait, so a flood cannot queue up memory.
@@ -146,7 +146,7 @@ export const realtimeModule: Module = {
         if ((!same || c.ws === same) && c.auth && endsSession(end, c.auth)) hub.close(c, 1008, 'Session ended; sign in again');
       }
     };
-    const unsubscribeEnds = onSessionsEnded((ws, end) => endSessions(ws.id, end, ws));
+    const unsubscribeEnds = onSessionsEnded(ctx, (ws, end) => endSessions(ws.id, end, ws));
     // From another process; without data, messages may have been missed: every socket is re-checked.
     ctx.registry.processes.hear(SESSION_END_TOPIC, async (ws, data) => {
       if (data) return endSessions(ws.id, data as SessionEnd);

@@ -9,15 +9,14 @@ import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
+import type { RequestLogState } from './memory.js';
 import { logger } from '../../core/logger.js';
 import { detailOf, existingTraffic, trafficOf, type RequestLogDetail, type StoredEntry } from './request-log.js';
 
 export const LOG_FILE = 'request-log.jsonl';
 export const FLUSH_MS = 1000;
 
-interface FileState { flushedSeq: number; lines: number; clears: number; writing: Promise<void> }
-
-const states = new WeakMap<Workspace, FileState>();
+export interface FileState { flushedSeq: number; lines: number; clears: number; writing: Promise<void> }
 
 function fileOf(ws: Workspace): string | undefined { return ws.dir && join(ws.dir, LOG_FILE); }
 
@@ -43,27 +42,27 @@ function fromLine(line: string): StoredEntry | undefined {
 function toLine(e: StoredEntry): string { return JSON.stringify({ ...detailOf(e), seq: e.seq }); }
 
 /** Reads a workspace's file into its (new) log. */
-export async function loadLogFile(ws: Workspace, size: number): Promise<void> {
+export async function loadLogFile(state: RequestLogState, ws: Workspace, size: number): Promise<void> {
   const file = fileOf(ws);
   if (!file || size <= 0) return;
   let text: string;
   try { text = await readFile(file, 'utf8'); } catch { return; }
-  const t = trafficOf(ws, size);
+  const t = trafficOf(state, ws, size);
   const lines = text.split('\n').filter(Boolean);
   const entries = lines.slice(-size).map(fromLine).filter((e): e is StoredEntry => !!e).sort((a, b) => a.seq - b.seq);
   for (const e of entries) t.log.push(e);
   const maxSeq = entries.reduce((m, e) => Math.max(m, e.seq), 0);
   t.log.seq = Math.max(t.log.seq, maxSeq);
-  states.set(ws, { flushedSeq: t.log.seq, lines: lines.length, clears: t.log.clears, writing: Promise.resolve() });
+  state.files.set(ws, { flushedSeq: t.log.seq, lines: lines.length, clears: t.log.clears, writing: Promise.resolve() });
 }
 
 /** Writes what a workspace's log gained since the last write. */
-export function flushLogFile(ws: Workspace, size: number): Promise<void> {
+export function flushLogFile(memory: RequestLogState, ws: Workspace, size: number): Promise<void> {
   const file = fileOf(ws);
-  const t = existingTraffic(ws);
+  const t = existingTraffic(memory, ws);
   if (!file || !t || size <= 0) return Promise.resolve();
-  let st = states.get(ws);
-  if (!st) { st = { flushedSeq: 0, lines: 0, clears: t.log.clears, writing: Promise.resolve() }; states.set(ws, st); }
+  let st = memory.files.get(ws);
+  if (!st) { st = { flushedSeq: 0, lines: 0, clears: t.log.clears, writing: Promise.resolve() }; memory.files.set(ws, st); }
   const state = st;
   state.writing = state.writing.then(async () => {
     const cleared = state.clears !== t.log.clears;
@@ -97,14 +96,14 @@ export async function startLogFiles(ctx: AppContext): Promise<void> {
   const size = ctx.config.requestLogSize;
   const open = new Set<Workspace>();
   await ctx.registry.listen({
-    opened: async (ws) => { open.add(ws); await loadLogFile(ws, size); },
-    closing: async (ws) => { await flushLogFile(ws, size); open.delete(ws); },
+    opened: async (ws) => { open.add(ws); await loadLogFile(ctx.state.requestLog, ws, size); },
+    closing: async (ws) => { await flushLogFile(ctx.state.requestLog, ws, size); open.delete(ws); },
     deleted: (ws) => { open.delete(ws); },
   });
-  const timer = setInterval(() => { for (const ws of open) void flushLogFile(ws, size); }, FLUSH_MS);
+  const timer = setInterval(() => { for (const ws of open) void flushLogFile(ctx.state.requestLog, ws, size); }, FLUSH_MS);
   timer.unref();
   ctx.closers.push(async () => {
     clearInterval(timer);
-    await Promise.all([...open].map((ws) => flushLogFile(ws, size)));
+    await Promise.all([...open].map((ws) => flushLogFile(ctx.state.requestLog, ws, size)));
   });
 }

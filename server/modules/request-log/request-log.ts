@@ -4,6 +4,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
+import type { RequestLogState } from './memory.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { REQUEST_LOG } from '../../core/http.js';
@@ -124,16 +125,15 @@ export interface LogListener { logged(entry: RequestLogEntry): void; cleared(): 
 
 export interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Array<() => void>; listeners: Set<LogListener> }
 
-// Keyed by the Workspace object, so two servers (or a deleted and re-created workspace) in one
-// process never share a log.
-const traffic = new WeakMap<Workspace, WorkspaceTraffic>();
+// Kept in the server's state (memory.ts) by the Workspace object, so two servers (or a deleted
+// and re-created workspace) in one process never share a log.
 
 /** A workspace's log, if it has one yet. */
-export function existingTraffic(ws: Workspace): WorkspaceTraffic | undefined { return traffic.get(ws); }
+export function existingTraffic(state: RequestLogState, ws: Workspace): WorkspaceTraffic | undefined { return state.traffic.get(ws); }
 
-export function trafficOf(ws: Workspace, size: number): WorkspaceTraffic {
-  let t = traffic.get(ws);
-  if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [], listeners: new Set() }; traffic.set(ws, t); }
+export function trafficOf(state: RequestLogState, ws: Workspace, size: number): WorkspaceTraffic {
+  let t = state.traffic.get(ws);
+  if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [], listeners: new Set() }; state.traffic.set(ws, t); }
   return t;
 }
 
@@ -169,7 +169,7 @@ export function requestLogMiddleware(ctx: AppContext): RequestHandler {
   return (req, res, next) => {
     const ws = ctx.registry.get((req.params as { appId?: string }).appId ?? '');
     if (!ws) return next();
-    const t = trafficOf(ws, size);
+    const t = trafficOf(ctx.state.requestLog, ws, size);
     const counted = !ws.busy;
     if (counted) t.inflight++;
     (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false, responseText: undefined };
@@ -223,18 +223,18 @@ function record(t: WorkspaceTraffic, req: Request, status: number, started: numb
 }
 
 /** The logged requests of a workspace, newest first. */
-export function requestLog(ws: Workspace): RequestLogEntry[] {
-  return traffic.get(ws)?.log.list() ?? [];
+export function requestLog(ctx: AppContext, ws: Workspace): RequestLogEntry[] {
+  return ctx.state.requestLog.traffic.get(ws)?.log.list() ?? [];
 }
 
 /** One logged request with its headers (credentials hidden), or undefined. */
-export function requestDetail(ws: Workspace, id: string): RequestLogDetail | undefined {
-  const e = traffic.get(ws)?.log.find(id);
+export function requestDetail(ctx: AppContext, ws: Workspace, id: string): RequestLogDetail | undefined {
+  const e = ctx.state.requestLog.traffic.get(ws)?.log.find(id);
   return e && detailOf(e);
 }
 
-export function clearRequestLog(ws: Workspace): void {
-  const t = traffic.get(ws);
+export function clearRequestLog(ctx: AppContext, ws: Workspace): void {
+  const t = ctx.state.requestLog.traffic.get(ws);
   if (!t) return;
   t.log.clear();
   for (const l of t.listeners) {
@@ -243,16 +243,16 @@ export function clearRequestLog(ws: Workspace): void {
 }
 
 /** Listens to a workspace's log from now on; returns the function that stops it. */
-export function watchRequestLog(ws: Workspace, size: number, listener: LogListener): () => void {
-  const t = trafficOf(ws, size);
+export function watchRequestLog(ctx: AppContext, ws: Workspace, listener: LogListener): () => void {
+  const t = trafficOf(ctx.state.requestLog, ws, ctx.config.requestLogSize);
   t.listeners.add(listener);
   return () => { t.listeners.delete(listener); };
 }
 
 /** Resolves once no admitted request of the workspace is in flight, or after `timeoutMs`
  *  (a stalled upload must not block a restore forever). */
-export function waitForIdle(ws: Workspace, timeoutMs: number): Promise<void> {
-  const t = traffic.get(ws);
+export function waitForIdle(ctx: AppContext, ws: Workspace, timeoutMs: number): Promise<void> {
+  const t = ctx.state.requestLog.traffic.get(ws);
   if (!t || t.inflight === 0) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => { t.idle = t.idle.filter((w) => w !== wake); resolve(); }, timeoutMs);

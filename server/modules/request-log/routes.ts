@@ -23,7 +23,7 @@ export const requestLogModule: Module = {
     // The standard list query over the log, newest first unless `sort` says otherwise.
     router.get('/workspaces/:appId/requests', (req, res) => {
       const q = parseListQuery(req.query as Record<string, unknown>, { typeOf: (p) => REQUEST_TYPES[p] });
-      const { data, total } = queryDocs(requestLog(req.ws) as unknown as Doc[], q);
+      const { data, total } = queryDocs(requestLog(ctx, req.ws) as unknown as Doc[], q);
       res.json({ data, meta: listMeta(total, q) });
     });
 
@@ -32,7 +32,7 @@ export const requestLogModule: Module = {
 
     // One request with its headers (Authorization and other credentials hidden).
     router.get('/workspaces/:appId/requests/:requestId', (req, res) => {
-      const detail = requestDetail(req.ws, req.params.requestId as string);
+      const detail = requestDetail(ctx, req.ws, req.params.requestId as string);
       if (!detail) throw ApiError.notFound('Request', req.params.requestId as string);
       res.json(detail);
     });

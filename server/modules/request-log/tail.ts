@@ -53,7 +53,7 @@ export function tailHandler(ctx: AppContext, types: Record<string, FieldType>) {
     };
     res.on('drain', onDrain);
 
-    const stop = watchRequestLog(req.ws, ctx.config.requestLogSize, {
+    const stop = watchRequestLog(ctx, req.ws, {
       logged(entry: RequestLogEntry) {
         if (!matches(entry as unknown as Doc)) return;
         if (congested) { missed++; return; }

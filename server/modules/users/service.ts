@@ -17,13 +17,13 @@ import { countAdmins, DEFAULT_ROLE, deleteUser, findUser, insertUser, publicUser
  *  the server's assembly hands it to this module's state (modules/server-state.ts). */
 export interface AccountEnds {
   /** The password changed: every session but `keepSessionId` ends, and the reset links. */
-  passwordChanged(ws: Workspace, userId: string, keepSessionId?: string): Promise<void>;
+  passwordChanged(ctx: AppContext, ws: Workspace, userId: string, keepSessionId?: string): Promise<void>;
   /** An administrator is one no longer: the impersonations he started end. */
-  adminDemoted(ws: Workspace, userId: string): void;
+  adminDemoted(ctx: AppContext, ws: Workspace, userId: string): void;
   /** The user was deleted: said at once to who holds his sessions (sockets) or impersonations. */
-  removed(ws: Workspace, userId: string): void;
+  removed(ctx: AppContext, ws: Workspace, userId: string): void;
   /** Then his sessions and reset links are deleted. */
-  removedForgotten(ws: Workspace, userId: string): Promise<void>;
+  removedForgotten(ctx: AppContext, ws: Workspace, userId: string): Promise<void>;
 }
 
 /** A page of users as clients see them (never the hash), from a raw list query (`filter[...]`,
@@ -101,11 +101,11 @@ async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch
   const user = await updateUser(ws, id, patch, ctx.config.bcryptCost, options.replace);
   if (current.role === 'admin' && user.role !== 'admin') {
     // His impersonations end with his admin rights (REST refuses their tokens from now on).
-    ctx.state.users.ends.adminDemoted(ws, id);
+    ctx.state.users.ends.adminDemoted(ctx, ws, id);
     await moveFirstAdmin(ws, id);
   }
   if (patch.password !== undefined) {
-    await ctx.state.users.ends.passwordChanged(ws, id, options.keepSessionId);
+    await ctx.state.users.ends.passwordChanged(ctx, ws, id, options.keepSessionId);
   }
   publishUserEvent(ctx, ws, 'user.updated', user, options.actor);
   return user;
@@ -123,9 +123,9 @@ async function applyUserRemoval(ctx: AppContext, ws: Workspace, id: string, acto
   }
   const removed = await deleteUser(ws, id);
   if (!removed) throw ApiError.notFound('User', id);
-  ctx.state.users.ends.removed(ws, id);
+  ctx.state.users.ends.removed(ctx, ws, id);
   await moveFirstAdmin(ws, id);
-  await ctx.state.users.ends.removedForgotten(ws, id);
+  await ctx.state.users.ends.removedForgotten(ctx, ws, id);
   publishUserEvent(ctx, ws, 'user.deleted', removed, actor);
 }
 

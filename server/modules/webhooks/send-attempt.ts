@@ -37,7 +37,7 @@ export async function sendAttempt(ctx: AppContext, ws: Workspace, delivery: Deli
   };
   // A webhook fault rule (a test suite's) fails the attempt as if the receiver had answered
   // its status: nothing is sent, and the retries follow as for any failure.
-  const fault = webhookFault(ws);
+  const fault = webhookFault(ctx, ws);
   if (fault) {
     const error = `Injected fault: rule ${fault.rule} of this workspace's faults answered HTTP ${fault.status}; nothing was sent`;
     return { headers, body, outcome: { status: fault.status, body: '', error, durationMs: 0 }, fault: { rule: fault.rule } };

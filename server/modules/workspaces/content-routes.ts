@@ -19,7 +19,7 @@ export function contentRoutes(router: Router, ctx: AppContext): void {
   });
 
   router.get('/workspaces/:appId/snapshots', async (req, res) => {
-    const data = await listSnapshots(req.ws);
+    const data = await listSnapshots(ctx, req.ws);
     res.json({ data, meta: { total: data.length, limit: data.length, offset: 0 } });
   });
 
@@ -33,7 +33,7 @@ export function contentRoutes(router: Router, ctx: AppContext): void {
   });
 
   router.delete('/workspaces/:appId/snapshots/:name', async (req, res) => {
-    await deleteSnapshot(req.ws, req.params.name as string);
+    await deleteSnapshot(ctx, req.ws, req.params.name as string);
     res.status(204).end();
   });
 

@@ -24,7 +24,7 @@ export { validateDump };
 /** The workspace as a dump. Secret values and webhook signing secrets never leave; users keep
  *  their password hashes (the one place a hash leaves the server: a console export). */
 export function exportWorkspace(ctx: AppContext, ws: Workspace): Promise<Dump> {
-  return exclusive(ws, async () => {
+  return exclusive(ctx, ws, async () => {
     const settings = ws.settings.data;
     const dump: Required<Dump> = {
       format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ws.nowIso(),
@@ -82,7 +82,7 @@ export async function importWorkspace(ctx: AppContext, ws: Workspace, raw: unkno
   }
   let addedAdmin: ImportOptions['newAdmin'];
   const adminHash = options.newAdmin ? await hashPassword(options.newAdmin.password, ctx.config.bcryptCost) : undefined;
-  return exclusive(ws, () => whileBusy(ws, async () => {
+  return exclusive(ctx, ws, () => whileBusy(ctx, ws, async () => {
     const adminId = ws.settings.data.firstAdminId;
     const currentAdmin = adminId ? await (await ws.store('users')).get(adminId) : undefined;
     const state = buildState(ws, dump, users, currentAdmin);

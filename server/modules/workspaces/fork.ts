@@ -50,11 +50,11 @@ function forkId(ctx: AppContext, source: string): string {
 /** Forks `source`; 404 for an unknown snapshot, 409 for a taken `_id`. */
 export async function forkWorkspace(ctx: AppContext, source: Workspace, input: ForkInput): Promise<ForkResult> {
   const id = input._id ?? forkId(ctx, source.id);
-  const ws = await exclusive(source, async () => {
+  const ws = await exclusive(ctx, source, async () => {
     let snapshot: Parameters<typeof ctx.registry.fork>[2]['snapshot'];
     let files: (fork: Workspace, snapshotFilesDir?: string | null) => Promise<void>;
     if (input.snapshot !== undefined && !source.backend.snapshots) {
-      const state = await snapshotContent(source, input.snapshot);
+      const state = await snapshotContent(ctx, source, input.snapshot);
       snapshot = state;
       files = async (fork) => { if (state.files?.size) await applyFiles(ctx, fork, state.files); };
     } else {

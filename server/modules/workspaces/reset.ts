@@ -18,7 +18,7 @@ export interface ResetResult { keepSchema: boolean; firstAdminId: string | null 
 
 export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOptions = {}): Promise<ResetResult> {
   const keepSchema = !!options.keepSchema;
-  return exclusive(ws, () => whileBusy(ws, async () => {
+  return exclusive(ctx, ws, () => whileBusy(ctx, ws, async () => {
     const settings = structuredClone(ws.settings.data);
     if (!keepSchema) settings.collections = [];
     const users = await (await ws.store('users')).all();
@@ -41,7 +41,7 @@ export function resetWorkspace(ctx: AppContext, ws: Workspace, options: ResetOpt
     // suite's admin token survives the reset.
     const keptIds = kept.map((u) => u._id);
     await (await ws.store('sessions')).removeWhere([{ path: 'userId', op: '$nin', values: keptIds }]);
-    clearRequestLog(ws);
+    clearRequestLog(ctx, ws);
     return { keepSchema, firstAdminId: settings.firstAdminId ?? null };
   }));
 }

@@ -35,7 +35,7 @@ export async function mintAdminToken(ctx: AppContext, ws: Workspace): Promise<Lo
     admin = (await (await ws.store('users')).findBy('role', 'admin'))[0] as UserDoc | undefined;
   }
   if (!admin) throw ApiError.conflict(`Workspace '${ws.id}' has no administrator`);
-  return createSession(ws, admin, ctx.config);
+  return createSession(ctx, ws, admin);
 }
 
 export function generatePassword(): string {

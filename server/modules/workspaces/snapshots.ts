@@ -13,7 +13,7 @@ import type { Doc } from '../../storage/query.js';
 import { docFromJson, docToJson } from '../../storage/doc-json.js';
 import { CONTROL_SETTINGS, type Workspace, type WorkspaceSettings } from '../../storage/workspace.js';
 import { applyState, captureState, exclusive, isCollectionStore, UNTOUCHED_STORES, whileBusy, type WorkspaceState } from './state.js';
-import { applyFiles, copyFilesTo, fileSetIn, type FileSet } from './files.js';
+import { applyFiles, copyFilesTo, fileSetIn } from './files.js';
 import { NotFoundError, UniqueViolationError } from '../../storage/errors.js';
 import type { KeptSnapshots } from '../../storage/workspace-backend.js';
 
@@ -29,18 +29,20 @@ export interface SnapshotInfo {
   files: number;
 }
 
-interface Entry { info: SnapshotInfo; state?: WorkspaceState }
+export interface Entry { info: SnapshotInfo; state?: WorkspaceState }
 
-const catalogs = new WeakMap<Workspace, Promise<Map<string, Entry>>>();
+/** A workspace's snapshots on disk by name. */
+export type Catalog = Map<string, Entry>;
 
 const folderOf = (ws: Workspace, name?: string) => join(ws.dir!, 'snapshots', ...(name ? [name] : []));
 
 /** The snapshots of a workspace (read from disk once, then kept in memory). */
-function catalog(ws: Workspace): Promise<Map<string, Entry>> {
+function catalog(ctx: AppContext, ws: Workspace): Promise<Catalog> {
+  const { catalogs } = ctx.state.workspaces;
   let c = catalogs.get(ws);
   if (!c) {
     c = (async () => {
-      const map = new Map<string, Entry>();
+      const map: Catalog = new Map();
       if (!ws.dir) return map;
       for (const name of await readdir(folderOf(ws)).catch(() => [] as string[])) {
         try {
@@ -57,13 +59,13 @@ function catalog(ws: Workspace): Promise<Map<string, Entry>> {
   return c;
 }
 
-export async function listSnapshots(ws: Workspace): Promise<SnapshotInfo[]> {
+export async function listSnapshots(ctx: AppContext, ws: Workspace): Promise<SnapshotInfo[]> {
   const kept = ws.backend.snapshots;
   if (kept) {
     return (await kept.list<Omit<SnapshotInfo, 'name' | 'createdAt'>>())
       .map((e) => ({ name: e.name, createdAt: e.createdAt, records: 0, collections: 0, users: 0, files: 0, ...e.info }));
   }
-  return [...(await catalog(ws)).values()].map((e) => e.info).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
+  return [...(await catalog(ctx, ws)).values()].map((e) => e.info).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
 }
 
 function infoOf(name: string, state: WorkspaceState): SnapshotInfo {
@@ -85,16 +87,16 @@ function assertName(name: string): void {
 export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overwrite = false): Promise<SnapshotInfo> {
   assertName(name);
   const kept = ws.backend.snapshots;
-  if (kept) return exclusive(ws, () => takeKept(ctx, ws, kept, name, overwrite));
-  return exclusive(ws, async () => {
-    const snaps = await catalog(ws);
+  if (kept) return exclusive(ctx, ws, () => takeKept(ctx, ws, kept, name, overwrite));
+  return exclusive(ctx, ws, async () => {
+    const snaps = await catalog(ctx, ws);
     if (snaps.has(name) && !overwrite) throw ApiError.conflict(`Snapshot '${name}' already exists`, { field: 'name' });
     if (ws.dir) {
       await rm(folderOf(ws, name), { recursive: true, force: true });
       snaps.delete(name);
     }
     // Capture while the workspace is quiet, so the snapshot is one moment of it.
-    const state = await whileBusy(ws, async () => {
+    const state = await whileBusy(ctx, ws, async () => {
       const s = await captureState(ctx, ws, { copyDocs: true, files: !ws.dir });
       if (ws.dir) s.files = await copyFilesTo(ctx, ws, join(folderOf(ws, name), 'files'));
       return s;
@@ -109,21 +111,21 @@ export function takeSnapshot(ctx: AppContext, ws: Workspace, name: string, overw
 /** Restores a snapshot: 404 when there is none by that name. */
 export function restoreSnapshot(ctx: AppContext, ws: Workspace, name: string): Promise<SnapshotInfo> {
   const kept = ws.backend.snapshots;
-  if (kept) return exclusive(ws, () => restoreKept(ctx, ws, kept, name));
-  return exclusive(ws, async () => {
-    const entry = (await catalog(ws)).get(name);
+  if (kept) return exclusive(ctx, ws, () => restoreKept(ctx, ws, kept, name));
+  return exclusive(ctx, ws, async () => {
+    const entry = (await catalog(ctx, ws)).get(name);
     if (!entry) throw ApiError.notFound('Snapshot', name);
     entry.state ??= await readSnapshot(folderOf(ws, name));
     const state = entry.state;
-    await whileBusy(ws, () => applyState(ctx, ws, state));
+    await whileBusy(ctx, ws, () => applyState(ctx, ws, state));
     return entry.info;
   });
 }
 
 /** The content of an embedded snapshot (read from disk on first use; never mutated): what a
  *  fork of it copies. 404 when there is none by that name. */
-export async function snapshotContent(ws: Workspace, name: string): Promise<WorkspaceState> {
-  const entry = (await catalog(ws)).get(name);
+export async function snapshotContent(ctx: AppContext, ws: Workspace, name: string): Promise<WorkspaceState> {
+  const entry = (await catalog(ctx, ws)).get(name);
   if (!entry) throw ApiError.notFound('Snapshot', name);
   entry.state ??= await readSnapshot(folderOf(ws, name));
   return entry.state;
@@ -132,17 +134,17 @@ export async function snapshotContent(ws: Workspace, name: string): Promise<Work
 /** Where a snapshot kept by the engine has its copies of the uploaded files (its recorded folder). */
 export const keptSnapshotFiles = (ws: Workspace, filesDir: string) => join(keptFilesFolder(ws, filesDir), 'files');
 
-export function deleteSnapshot(ws: Workspace, name: string): Promise<void> {
+export function deleteSnapshot(ctx: AppContext, ws: Workspace, name: string): Promise<void> {
   const kept = ws.backend.snapshots;
   if (kept) {
-    return exclusive(ws, async () => {
+    return exclusive(ctx, ws, async () => {
       const filesDir = await keptErrors(name, () => kept.delete(name));
-      if (filesDir) keptFileSets.delete(join(keptFilesFolder(ws, filesDir), 'files'));
+      if (filesDir) ctx.state.workspaces.keptFileSets.delete(join(keptFilesFolder(ws, filesDir), 'files'));
       if (filesDir) await rm(keptFilesFolder(ws, filesDir), { recursive: true, force: true });
     });
   }
-  return exclusive(ws, async () => {
-    const snaps = await catalog(ws);
+  return exclusive(ctx, ws, async () => {
+    const snaps = await catalog(ctx, ws);
     if (!snaps.has(name)) throw ApiError.notFound('Snapshot', name);
     snaps.delete(name);
     if (ws.dir) await rm(folderOf(ws, name), { recursive: true, force: true });
@@ -193,9 +195,6 @@ type Figures = Omit<SnapshotInfo, 'name' | 'createdAt'>;
  *  overwriting a snapshot never touches the folder of the one it replaces until it committed). */
 const keptFilesFolder = (ws: Workspace, filesDir: string) => join(ws.dir!, 'snapshots', filesDir);
 
-/** File sets by folder, kept so that a restore rewrites only the files changed since the last. */
-const keptFileSets = new Map<string, FileSet>();
-
 /** The store layer's errors as the API's (409 name taken, 404 unknown snapshot). */
 async function keptErrors<T>(name: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -213,7 +212,7 @@ async function takeKept(ctx: AppContext, ws: Workspace, kept: KeptSnapshots, nam
   const filesDir = randomUUID();
   const folder = keptFilesFolder(ws, filesDir);
   // Quiet in this process while the files are copied and the tables with them.
-  return whileBusy(ws, async () => {
+  return whileBusy(ctx, ws, async () => {
     try {
       await copyFilesTo(ctx, ws, join(folder, 'files'));
       const snap = await keptErrors(name, () => kept.take<Figures>(name, {
@@ -234,11 +233,13 @@ async function takeKept(ctx: AppContext, ws: Workspace, kept: KeptSnapshots, nam
 }
 
 async function restoreKept(ctx: AppContext, ws: Workspace, kept: KeptSnapshots, name: string): Promise<SnapshotInfo> {
-  return whileBusy(ws, async () => {
+  return whileBusy(ctx, ws, async () => {
     const out = await keptErrors(name, () => kept.restore<Figures>(name, { skip: UNTOUCHED_STORES, keepSettings: CONTROL_SETTINGS }));
     if (out.settings && JSON.stringify(out.settings) !== JSON.stringify(ws.settings.data)) ws.settings.adopt(out.settings);
     if (out.filesDir) {
       const folder = join(keptFilesFolder(ws, out.filesDir), 'files');
+      // File sets by folder are kept, so that a restore rewrites only the files changed since the last.
+      const { keptFileSets } = ctx.state.workspaces;
       let set = keptFileSets.get(folder);
       if (!set) { set = await fileSetIn(folder); keptFileSets.set(folder, set); }
       await applyFiles(ctx, ws, set);

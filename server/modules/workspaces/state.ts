@@ -40,10 +40,9 @@ export async function captureState(ctx: AppContext, ws: Workspace, options: { co
   };
 }
 
-const queues = new WeakMap<Workspace, Promise<unknown>>();
-
 /** Runs `fn` alone among the swaps, exports and snapshots of this workspace. */
-export function exclusive<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
+export function exclusive<T>(ctx: AppContext, ws: Workspace, fn: () => Promise<T>): Promise<T> {
+  const { queues } = ctx.state.workspaces;
   const result = (queues.get(ws) ?? Promise.resolve()).then(fn, fn);
   queues.set(ws, result.catch(() => undefined));
   return result;
@@ -51,10 +50,10 @@ export function exclusive<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
 
 /** Runs `fn` with the workspace busy (its API answers 503), once the requests admitted before
  *  have finished. Call inside `exclusive`. */
-export async function whileBusy<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
+export async function whileBusy<T>(ctx: AppContext, ws: Workspace, fn: () => Promise<T>): Promise<T> {
   ws.busy = true;
   try {
-    await waitForIdle(ws, DRAIN_TIMEOUT_MS);
+    await waitForIdle(ctx, ws, DRAIN_TIMEOUT_MS);
     return await fn();
   } finally {
     ws.busy = false;
