@@ -10,11 +10,17 @@
 // interfaces of storage/ only, never a file of storage/embedded/ or storage/pg/ (their tests
 // neither), and no source of theirs reaches for the PostgreSQL driver (`ws.pg`,
 // `registry.database`).
+// What a running server holds lives in `ctx.state` (each module's `create(ctx)`), never in a
+// module-level Map, WeakMap, Set or WeakSet of the modules or the v2 face: a collection made
+// empty at module level is filled at run time, so it must be one of the few memo caches of
+// immutable values (or notes on one request) listed in MODULE_LEVEL_ALLOWED. A collection made
+// with its contents (`new Set(['GET', 'HEAD'])`) is a constant table and is not counted.
 // Otherwise tests and the test harness may import anything.
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import ts from 'typescript';
 
 const SERVER = dirname(fileURLToPath(import.meta.url));
 const LAYERS = ['shared', 'core', 'storage', 'modules', 'app'] as const;
@@ -96,6 +102,60 @@ function importsBetween(list: Array<{ file: string; target: string }>, a: string
   return list.filter(({ file, target }) => moduleOf(file) === a && moduleOf(target) === b)
     .map(({ file, target }) => `${relative(SERVER, file)} imports ${relative(SERVER, target)}`);
 }
+
+const COLLECTIONS = new Set(['Map', 'WeakMap', 'Set', 'WeakSet']);
+
+/** The module-level collections a source makes empty (`name`, or `Class.name` for a static
+ *  field): state filled at run time. Function bodies are not module level. */
+function moduleLevelCollections(text: string): string[] {
+  const file = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const out: string[] = [];
+  const madeEmpty = (e: ts.Node | undefined): boolean => {
+    if (!e) return false;
+    if (ts.isFunctionLike(e) || ts.isClassLike(e)) return false;
+    if (ts.isNewExpression(e) && ts.isIdentifier(e.expression) && COLLECTIONS.has(e.expression.text) && !e.arguments?.length) return true;
+    return ts.forEachChild(e, (c) => (madeEmpty(c) ? true : undefined)) ?? false;
+  };
+  for (const st of file.statements) {
+    if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) if (madeEmpty(d.initializer)) out.push(d.name.getText(file));
+    } else if (ts.isClassDeclaration(st)) {
+      for (const m of st.members) {
+        const isStatic = ts.canHaveModifiers(m) && ts.getModifiers(m)?.some((x) => x.kind === ts.SyntaxKind.StaticKeyword);
+        if (isStatic && ts.isPropertyDeclaration(m) && madeEmpty(m.initializer)) out.push(`${st.name?.text ?? '?'}.${m.name.getText(file)}`);
+      }
+    } else if (ts.isExpressionStatement(st) && madeEmpty(st.expression)) {
+      out.push('(expression)');
+    }
+  }
+  return out;
+}
+
+/** The module-level collections allowed, each a memo of immutable values or a note on one
+ *  request (the comment at each says why it is not server state). Keep this list short: state
+ *  of a server or a workspace goes in the module's `create(ctx)` state. */
+const MODULE_LEVEL_ALLOWED = new Set([
+  'modules/api-keys/authenticate-key.ts principals', // principal per immutable key object
+  'modules/api-keys/service.ts checkedKeys', // secret check per immutable stored document
+  'modules/auth/sessions.ts keyObjects', // KeyObject per signing secret
+  'modules/auth/sessions.ts verified', // claims per (KeyObject, token)
+  'modules/database/collections.ts lookups', // lookup per immutable list of definitions
+  'modules/database/indexes.ts synced', // the definition a store object's indexes follow
+  'modules/database/service.ts typeOfCache', // per immutable collection definition
+  'modules/storage/tus.ts uploadIdOfRequest', // note on one request
+  'modules/users/repo.ts ahead', // process-wide bcrypt work begun ahead (the bin may start it)
+  'modules/webhooks/filter.ts compiled', // compiled matcher per match text, bounded
+  'modules/workspaces/files.ts written', // signature written per file-source object
+  'v2/envelope.ts objectTags', // ETag per immutable document object
+  'v2/etag.ts byText', // ETag per text, bounded
+  'v2/graphql/handler.ts byCollections', // schema per immutable list of definitions
+  'v2/graphql/handler.ts byWorkspace', // last schema per shape hash
+  'v2/graphql/handler.ts parsed', // parsed document per query text, bounded
+  'v2/graphql/handler.ts validated', // validation per (document, schema, variables), bounded
+  'v2/graphql/handler.ts variablesKey', // note on one request's rule list
+  'v2/inject.ts injectedRequests', // mark on requests made in-process
+  'v2/list-extension.ts STATE', // note on one request
+]);
 
 describe('layers', () => {
   const files = sources(SERVER);
@@ -179,5 +239,29 @@ describe('layers', () => {
     const all = edges(files);
     expect(importsBetween(all, 'users', 'auth')).toEqual([]);
     expect(importsBetween(all, 'auth', 'users').length).toBeGreaterThan(0); // the check can see one
+  });
+
+  it('no module-level Map, WeakMap, Set or WeakSet in the modules or the v2 face but the listed memo caches', () => {
+    const found = files.filter((f) => ENGINE_BLIND.some((d) => inside(d, f)))
+      .flatMap((f) => moduleLevelCollections(readFileSync(f, 'utf8')).map((name) => `${relative(SERVER, f).split(sep).join('/')} ${name}`));
+    expect(found.filter((entry) => !MODULE_LEVEL_ALLOWED.has(entry))).toEqual([]);
+    // Every allowed entry is still there (a cache removed leaves the list).
+    expect([...MODULE_LEVEL_ALLOWED].filter((entry) => !found.includes(entry))).toEqual([]);
+  });
+
+  it('the module-level check sees a collection made empty, and not a constant table or a local', () => {
+    const sample = [
+      "import { x } from './x.js';",
+      'const pending = new Map<string, number>();',
+      'export const listeners = new Set<() => void>();',
+      'let cache = new WeakMap(), other = 1;',
+      'const holder = { seen: new WeakSet<object>() };',
+      "const TABLE = new Set(['GET', 'HEAD']);",
+      "const BY_CODE = new Map([['a', 1]]);",
+      'function f() { const local = new Map(); return local; }',
+      'const g = () => new Set<string>();',
+      'class Hub { static all = new Set<Hub>(); private mine = new Map(); }',
+    ].join('\n');
+    expect(moduleLevelCollections(sample)).toEqual(['pending', 'listeners', 'cache', 'holder', 'Hub.all']);
   });
 });

@@ -73,7 +73,8 @@ export function sendOne(req: Request, res: Response, status: number, data: unkno
   writeJsonText(res, `{"data":${text},"meta":${metaText()},"links":${linksText(options.self ?? selfUrl(req), options.collection)}}`);
 }
 
-// Tags of stored (never mutated) documents, kept as long as the document object lives.
+// Tags of stored (never mutated) documents, kept as long as the document object lives. Not
+// server state: a memo per immutable object.
 const objectTags = new WeakMap<object, string>();
 
 function tagOfObject(obj: object, text: string): string {

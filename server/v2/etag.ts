@@ -8,6 +8,7 @@ import { ApiError } from '../core/errors.js';
 
 export const CACHE_CONTROL = 'private, no-cache';
 
+// Not server state: a bounded memo of a pure function of the text.
 const byText = new Map<string, string>();
 
 /** A strong entity tag of a JSON text. */

@@ -16,7 +16,7 @@ export interface InjectOptions {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Requests made by `inject`. */
+/** Requests made by `inject`. Not server state: a mark on requests, gone with them. */
 export const injectedRequests = new WeakSet<IncomingMessage>();
 
 export function inject(handler: Handler, o: InjectOptions): Promise<Injected> {

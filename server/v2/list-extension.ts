@@ -13,6 +13,7 @@ export interface Pagination { next: string | null; prev: string | null; hasMore:
 
 interface ListState { window: PageWindow; binding: string; viaCursor: boolean; offset: number }
 
+// Not server state: a note on one request, gone with it.
 const STATE = new WeakMap<Request, ListState>();
 
 /** Gives the request a query object that carries the v2 list extension. `scope` names the list

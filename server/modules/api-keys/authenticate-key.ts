@@ -51,7 +51,8 @@ function authorised(req: Request, key: ApiKey): AuthInfo {
   return principalOf(key, admin);
 }
 
-// One principal per key and rights (an administrator of the group or not), made once.
+// One principal per key and rights (an administrator of the group or not), made once. Not
+// server state: a memo of an immutable value per immutable key object.
 const principals = new WeakMap<ApiKey, { plain?: AuthInfo; admin?: AuthInfo }>();
 
 function principalOf(key: ApiKey, admin: boolean): AuthInfo {

@@ -97,7 +97,8 @@ export function verifyApiKey(ws: Workspace, value: string): ApiKey | Promise<Api
 // Keys whose secret this process already checked, by the stored document they matched: the
 // embedded stores never change a document in place (a write replaces it), so the same object
 // still holding the same secret needs no second hash. A revoked key's document is gone, so it
-// is never found here; expiry is checked on every request.
+// is never found here; expiry is checked on every request. Not server state: a memo of the
+// check of an immutable document, held as long as the document lives.
 const checkedKeys = new WeakMap<Doc, { secret: string; key: ApiKey; expiresAt: number }>();
 
 function checked(ws: Workspace, doc: Doc | undefined, secret: string): ApiKey {

@@ -50,7 +50,8 @@ export const newRefreshToken = () => `hbr_${randomBytes(32).toString('base64url'
 
 // The signing key as a KeyObject, made once per workspace key: given a string, jsonwebtoken
 // first tries to parse it as a PEM public key on every call, which cost more than all the rest
-// of a GET request (see docs/performance.md). Same bytes, same HMAC.
+// of a GET request (see docs/performance.md). Same bytes, same HMAC. Not server state: a memo of
+// an immutable value derived from the workspace's secret (made again when the secret changes).
 const keyObjects = new WeakMap<Workspace, { secret: string; key: KeyObject }>();
 function signingKey(ws: Workspace): KeyObject {
   const cached = keyObjects.get(ws);
@@ -60,25 +61,26 @@ function signingKey(ws: Workspace): KeyObject {
   return key;
 }
 
-// Tokens whose signature this process already checked, per workspace key, with their claims.
-// A hit skips the HMAC and the JSON decoding; expiry is checked again on every use, and the
-// session and user lookups below still run on every request.
+// Tokens whose signature was already checked with a key, with their claims. A hit skips the
+// HMAC and the JSON decoding; expiry is checked again on every use, and the session and user
+// lookups below still run on every request. Not server state: a memo of a pure function of
+// (key, token), held as long as the key object lives.
 const VERIFIED_MAX = 10_000;
-const verified = new WeakMap<Workspace, { key: KeyObject; tokens: Map<string, Readonly<TokenClaims & { exp?: number }>> }>();
+const verified = new WeakMap<KeyObject, Map<string, Readonly<TokenClaims & { exp?: number }>>>();
 
 function verifySignature(ws: Workspace, token: string): Readonly<TokenClaims> {
   const key = signingKey(ws);
-  let cache = verified.get(ws);
-  if (!cache || cache.key !== key) { cache = { key, tokens: new Map() }; verified.set(ws, cache); }
-  const hit = cache.tokens.get(token);
+  let tokens = verified.get(key);
+  if (!tokens) { tokens = new Map(); verified.set(key, tokens); }
+  const hit = tokens.get(token);
   // Expiry is judged by the workspace's clock (it may be set or moved by a test suite).
   const now = ws.now() / 1000;
   if (hit && hit.exp! > now) return hit;
-  if (hit) cache.tokens.delete(token); // expired: jwt.verify below says so
+  if (hit) tokens.delete(token); // expired: jwt.verify below says so
   const claims = jwt.verify(token, key, { algorithms: ['HS256'], clockTimestamp: Math.floor(now) }) as TokenClaims & { exp?: unknown; nbf?: unknown };
   if (typeof claims === 'object' && claims !== null && typeof claims.exp === 'number' && claims.nbf === undefined) {
-    if (cache.tokens.size >= VERIFIED_MAX) cache.tokens.clear();
-    cache.tokens.set(token, Object.freeze(claims) as TokenClaims & { exp: number });
+    if (tokens.size >= VERIFIED_MAX) tokens.clear();
+    tokens.set(token, Object.freeze(claims) as TokenClaims & { exp: number });
   }
   return claims;
 }

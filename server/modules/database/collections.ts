@@ -11,6 +11,7 @@ import type { ChangeMode } from '../../core/change-mode.js';
 export const DEFAULT_SETTING: CollectionSetting = { read: 'private', write: 'private', update: 'private' };
 
 // settings.update swaps in a new data object, so the lookup is rebuilt whenever it changes.
+// Not server state: a memo per immutable list of collection definitions.
 const lookups = new WeakMap<object, Map<string, CollectionDef>>();
 
 function lookup(ws: Workspace): Map<string, CollectionDef> {

@@ -17,7 +17,9 @@ export function desiredIndexes(def: Pick<CollectionDef, 'fields' | 'indexes'>): 
 }
 
 // The definition each open store was last brought in line with (definitions are replaced, never
-// mutated, so identity tells whether anything changed), and the sync in flight.
+// mutated, so identity tells whether anything changed), and the sync in flight. Not server
+// state: bookkeeping of the store object itself (idempotent work done for an immutable
+// definition), gone with the store.
 const synced = new WeakMap<Store, { def: CollectionDef; done: Promise<void>; ready: boolean }>();
 
 /** recordsStore without waiting: the store when it is open and already in line with `def`. */

@@ -212,6 +212,7 @@ export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId:
 // ---- helpers ---------------------------------------------------------------------------
 
 const BUILTIN_TYPES: Record<string, FieldType> = { _id: 'string', _owner: 'string', createdAt: 'date', updatedAt: 'date' };
+// Not server state: a memo per immutable collection definition.
 const typeOfCache = new WeakMap<CollectionDef, TypeOf>();
 
 /** Filter coercion by schema type; dot paths into a field, enum fields and unknown fields

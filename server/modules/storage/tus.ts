@@ -32,7 +32,8 @@ const CODE_OF_STATUS = new Map(Object.entries(ERROR_STATUS)
 
 /** The Express request behind the tus call being handled (tus hooks only see a web Request). */
 const currentRequest = new AsyncLocalStorage<Request>();
-/** The upload id handle() decided for a request (none for the creation URL). */
+/** The upload id handle() decided for a request (none for the creation URL). Not server state:
+ *  a note on one request, gone with it. */
 const uploadIdOfRequest = new WeakMap<Request, string | undefined>();
 
 const TUS_PATCH_TYPE = 'application/offset+octet-stream';

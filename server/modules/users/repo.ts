@@ -44,7 +44,9 @@ async function withBcryptSlot<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 const EARLY_HASH = Symbol.for('homebase.earlyHash');
-/** Hashes begun ahead of their use (hashAhead), by cost and password. */
+/** Hashes begun ahead of their use (hashAhead), by cost and password. Not server state: held by
+ *  the process like the bcrypt threads it runs on (the bin may begin one before any server
+ *  exists), and a hash of a password serves whichever server stores that password. */
 const ahead = new Map<string, Promise<string>>();
 
 /** Begins hashing a password about to be stored (the first admin of a start): bcrypt works on

@@ -30,7 +30,7 @@ export const MatchObject = z.record(z.string(), z.unknown()).superRefine((match,
 });
 
 // A match is stored as its JSON text (`filter.matchJson`): its keys (`$gte`, `a.b`) are not
-// keys a store may hold.
+// keys a store may hold. Not server state: a bounded memo of a pure function of the text.
 const compiled = new Map<string, (doc: Doc) => boolean>();
 const COMPILED_MAX = 1000;
 

@@ -20,7 +20,8 @@ export async function filesDirOf(ctx: AppContext, ws: Workspace): Promise<string
   return (await storageOf(ctx).area(ws)).files;
 }
 
-/** Signature of the live file last written from a source: unchanged → no rewrite on restore. */
+/** Signature of the live file last written from a source: unchanged → no rewrite on restore.
+ *  Not server state: bookkeeping of the source object itself, gone with it. */
 const written = new WeakMap<FileSource, string>();
 const signature = (s: Stats) => `${s.size}:${s.mtimeMs}:${s.ino}`;
 

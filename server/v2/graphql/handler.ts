@@ -23,6 +23,8 @@ export const MAX_DEPTH = 10;
  *  page (its `limit`, 50 when not given). */
 export const MAX_COST = 20_000;
 
+// Not server state: memos of the schema built for a shape of collections (by the immutable list
+// of definitions, and the last one per workspace by the shape's hash).
 interface Cached { key: string; schema: GraphQLSchema }
 const byCollections = new WeakMap<object, GraphQLSchema>();
 const byWorkspace = new WeakMap<Workspace, Cached>();
@@ -52,6 +54,7 @@ export function schemaFor(ws: Workspace): GraphQLSchema {
 // A client asks the same few queries again and again: their parse and their validation (the
 // limits included) are remembered, the parse by query text (the last PARSED_KEPT texts), the
 // validation by parsed document, schema and variables (the cost may read a variable's limit).
+// Not server state: bounded memos of pure functions of immutable inputs.
 const PARSED_KEPT = 500;
 const parsed = new Map<string, DocumentNode>();
 function parseRemembered(source: string | { body: string }): DocumentNode {
