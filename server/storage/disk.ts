@@ -3,10 +3,10 @@
 // (fail the N-th write with ENOSPC, EROFS, EPERM... without root) and crash the process at a
 // named step (a child process killed mid-import), and so that the error of a failed write is
 // always turned into a storage error (errors.ts) naming the folder.
-import { createWriteStream, existsSync, promises as fs, readFileSync, type WriteStream } from 'node:fs';
+import { constants as fsConstants, createWriteStream, existsSync, promises as fs, readFileSync, type WriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 
-export type DiskOp = 'append' | 'write' | 'truncate' | 'rename' | 'remove' | 'mkdir' | 'copy';
+export type DiskOp = 'append' | 'write' | 'truncate' | 'rename' | 'remove' | 'mkdir' | 'copy' | 'link';
 
 export interface DiskFault {
   /** The error code thrown: ENOSPC, EROFS, EPERM, EACCES, EIO... */
@@ -115,6 +115,22 @@ export async function copyFile(from: string, to: string): Promise<void> {
   const err = check('copy', to);
   if (err) throw err;
   await fs.copyFile(from, to);
+}
+
+/** A copy of `from` as `to` (a clone where the file system has them), flushed to the disk. */
+export async function copyFlushed(from: string, to: string): Promise<void> {
+  const err = check('copy', to);
+  if (err) throw err;
+  await fs.copyFile(from, to, fsConstants.COPYFILE_FICLONE);
+  const fh = await fs.open(to, 'r+');
+  try { await fh.sync(); } finally { await fh.close(); }
+}
+
+/** A second name `to` for the file `from` (a hard link: the same content, no copy). */
+export async function link(from: string, to: string): Promise<void> {
+  const err = check('link', to);
+  if (err) throw err;
+  await fs.link(from, to);
 }
 
 export async function rename(from: string, to: string): Promise<void> {

@@ -2,9 +2,12 @@
 // after the answers, then started again on the same data folder (or database): the fork is there
 // with its copied and its own records and users, its admin signs in, and the source has none of
 // the fork's writes. On the embedded stores, a folder left under a free id (by a fork or create
-// cut short by a crash) is not taken into a new fork of that id. Runs on both drivers.
+// cut short by a crash) is not taken into a new fork of that id. A fork's store files start as
+// hard links of its source's: whichever writes first (a record, a snapshot restore) leaves the
+// other's file as it was, before and after a restart. Runs on both drivers (the file checks on
+// the embedded stores only).
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDataDir, testDatabase, stopOwnCluster, TEST_DRIVER } from '../../test/harness.js';
 import { serveJson, exited, type Started } from '../../test/spawn.js';
@@ -78,6 +81,71 @@ describe('a fork across a kill -9 and a restart', { timeout: 120_000 }, () => {
       const source = await adminToken(s, 'demo');
       expect(await recordIds(s, 'demo', source)).toEqual(['ada', 'alan']);
       expect((await call('POST', `${s.line.url}/app/demo/auth/login`, undefined, { email: 'only-in-fork@example.com', password: 'fork-user-password-1' })).status).toBe(401);
+    } finally {
+      await kill(s);
+    }
+  });
+
+  it('keeps a fork and its source apart when either writes later, on disk and across restarts', async () => {
+    const where = await storage();
+    const embedded = TEST_DRIVER !== 'postgres';
+    const file = (ws: string) => join(where.dir, 'workspaces', ws, 'collections', 'people.db');
+    const ids = async (s: Started, ws: string) => recordIds(s, ws, await adminToken(s, ws));
+    const write = async (s: Started, ws: string, method: string, path: string, body?: unknown) => {
+      const r = await call(method, `${s.line.url}/app/${ws}/database/people${path}`, await adminToken(s, ws), body);
+      expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+    };
+    const fork = async (s: Started, id: string) => {
+      const r = await call('POST', `${s.line.url}/workspaces/demo/fork`, s.line.consoleToken, { _id: id });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    };
+    let s = await start(where.args);
+    try {
+      const token = await adminToken(s, 'demo');
+      expect((await call('POST', `${s.line.url}/app/demo/database`, token, { _id: 'people', setting: { read: 'private', write: 'private', update: 'private' } })).status).toBe(201);
+      for (const id of ['ada', 'alan']) await write(s, 'demo', 'POST', '', { _id: id });
+      await fork(s, 'twin');
+      if (embedded) expect(statSync(file('twin')).ino).toBe(statSync(file('demo')).ino); // one file, two names
+      const shared = embedded ? readFileSync(file('demo')) : undefined;
+      await write(s, 'twin', 'POST', '', { _id: 'grace' }); // the fork writes first
+      if (embedded) {
+        expect(readFileSync(file('demo'))).toEqual(shared);
+        expect(statSync(file('twin')).ino).not.toBe(statSync(file('demo')).ino);
+      }
+      await write(s, 'demo', 'POST', '', { _id: 'hopper' });
+      if (embedded) expect(readFileSync(file('twin')).toString()).not.toContain('hopper');
+      await fork(s, 'quad'); // left linked to the source across the kill
+      expect(await ids(s, 'quad')).toEqual(['ada', 'alan', 'hopper']);
+    } finally {
+      await kill(s);
+    }
+    s = await start(where.args);
+    try {
+      if (embedded) expect(statSync(file('quad')).ino).toBe(statSync(file('demo')).ino);
+      const quadFile = embedded ? readFileSync(file('quad')) : undefined;
+      await write(s, 'demo', 'DELETE', '/ada'); // the source writes first, in a process that did not link them
+      if (embedded) expect(readFileSync(file('quad'))).toEqual(quadFile);
+      const snap = await call('POST', `${s.line.url}/workspaces/demo/snapshots`, s.line.consoleToken, { name: 'mid' });
+      expect(snap.status, JSON.stringify(snap.body)).toBe(201);
+      await write(s, 'demo', 'POST', '', { _id: 'linus' });
+      await fork(s, 'quint');
+      const quintFile = embedded ? readFileSync(file('quint')) : undefined;
+      // A restore swaps the source's content (journal, lines appended or the file replaced).
+      const restored = await call('POST', `${s.line.url}/workspaces/demo/snapshots/mid/restore`, s.line.consoleToken);
+      expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+      if (embedded) expect(readFileSync(file('quint'))).toEqual(quintFile);
+      expect(await ids(s, 'demo')).toEqual(['alan', 'hopper']);
+      expect(await ids(s, 'quint')).toEqual(['alan', 'hopper', 'linus']);
+      expect(await ids(s, 'quad')).toEqual(['ada', 'alan', 'hopper']);
+    } finally {
+      await kill(s);
+    }
+    s = await start(where.args);
+    try {
+      expect(await ids(s, 'demo')).toEqual(['alan', 'hopper']);
+      expect(await ids(s, 'twin')).toEqual(['ada', 'alan', 'grace']);
+      expect(await ids(s, 'quad')).toEqual(['ada', 'alan', 'hopper']);
+      expect(await ids(s, 'quint')).toEqual(['alan', 'hopper', 'linus']);
     } finally {
       await kill(s);
     }

@@ -7,7 +7,10 @@
 //   than 10 % damaged lines refuse the load, as nedb;
 // - appending: a failed append is cut back to the file's previous length, so a partial line never
 //   swallows the next write (and if even that fails, the next append starts on a new line);
-// - rewriting (compaction, swaps): the whole content beside the file, flushed, renamed over it.
+// - rewriting (compaction, swaps): the whole content beside the file, flushed, renamed over it;
+// - sharing: a fork's store file starts as a hard link of its source's (the same inode, nothing
+//   copied); whichever of the two appends first gives its name an inode of its own first
+//   (ownFile: copied beside, flushed, renamed over), so the other's file never changes.
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import model from '@seald-io/nedb/lib/model.js';
 import * as disk from '../disk.js';
@@ -29,6 +32,8 @@ export interface ParsedFile {
   needsRewrite: boolean;
   /** Its length in bytes. */
   bytes: number;
+  /** How many names its inode has (more than 1: shared with a fork or its source). */
+  links: number;
 }
 
 const serializeDoc = (model as unknown as { serialize(o: unknown): string }).serialize;
@@ -61,7 +66,8 @@ function recoverTail(line: string): Doc | undefined {
  *  finished (no file: the rewrite had completed its copy) or discarded (the file is whole). */
 export async function readDatafile(filename: string): Promise<ParsedFile> {
   const temp = `${filename}~`;
-  const hasFile = await stat(filename).then(() => true, () => false);
+  const fileStat = await stat(filename).catch(() => undefined);
+  const hasFile = fileStat !== undefined;
   const hasTemp = await stat(temp).then(() => true, () => false);
   if (!hasFile && hasTemp) await rename(temp, filename);
   else if (hasTemp) await rm(temp, { force: true }).catch(() => undefined);
@@ -114,7 +120,25 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
   const docs = [...byId.values()];
   const needsRewrite = corrupt > 0 || docLines !== docs.length || removedIndexes > 0 || indexLines !== specs.size
     || (raw.length > 0 && !raw.endsWith('\n'));
-  return { docs, byId, specs: [...specs.values()], needsRewrite, bytes: buffer.length };
+  return { docs, byId, specs: [...specs.values()], needsRewrite, bytes: buffer.length, links: fileStat?.nlink ?? 1 };
+}
+
+/** Gives `path` an inode of its own when another name shares it (a fork's store file and its
+ *  source's, hard links of one file until one of them writes): the content copied beside as
+ *  `path~` (a clone where the file system has them), flushed, and renamed over `path`; the
+ *  other name keeps the old inode, untouched. A crash in between leaves `path` whole (and maybe
+ *  a `path~` that the next load removes). A missing file or one of a single name: nothing. */
+export async function ownFile(path: string): Promise<void> {
+  const st = await stat(path).catch((err: NodeJS.ErrnoException) => { if (err.code === 'ENOENT') return undefined; throw err; });
+  if (!st || st.nlink <= 1) return;
+  const temp = `${path}~`;
+  try {
+    await disk.copyFlushed(path, temp);
+    await disk.rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** The lines of a compact file holding `docs` and `indexes` (as nedb's compaction writes it). */
@@ -132,11 +156,22 @@ export class DataFile {
   /** An undo failed: the file may end in a partial line, so the next append starts a new one. */
   private broken = false;
 
-  constructor(readonly path: string, bytes: number) { this.size = bytes; }
+  /** The file may share its inode with another store's (see ownFile): checked, and if so made
+   *  this store's own, before the next append. */
+  private linked: boolean;
+
+  constructor(readonly path: string, bytes: number, linked = false) { this.size = bytes; this.linked = linked; }
+
+  /** The file now has another name (a fork's store file was linked to it, or it to a source's). */
+  markLinked(): void { this.linked = true; }
 
   /** Appends whole lines; on failure the file is as before and the error is a storage error. */
   async append(text: string): Promise<void> {
     const data = this.broken ? `\n${text}` : text;
+    if (this.linked) {
+      try { await ownFile(this.path); } catch (err) { throw toStorageError(err, this.path); }
+      this.linked = false;
+    }
     try {
       await disk.append(this.path, data);
     } catch (err) {
@@ -160,11 +195,13 @@ export class DataFile {
     }
     this.size = Buffer.byteLength(text);
     this.broken = false;
+    this.linked = false; // a new inode, this store's alone
   }
 
   /** Its length in bytes. */
   get bytes(): number { return this.size; }
 
-  /** The file now holds `bytes` (after it was swapped in from elsewhere). */
-  reset(bytes: number): void { this.size = bytes; this.broken = false; }
+  /** The file now holds `bytes` (after it was swapped in from elsewhere: renamed over, or
+   *  appended to once made its own, swap.ts). */
+  reset(bytes: number): void { this.size = bytes; this.broken = false; this.linked = false; }
 }

@@ -67,6 +67,7 @@ export class DocStore extends StagingStore {
   static async open(options: DocStoreOptions = {}): Promise<DocStore> {
     const parsed = options.filename ? await readDatafile(options.filename) : undefined;
     const store = new DocStore(options.filename, parsed?.bytes ?? 0);
+    if (parsed && parsed.links > 1) store.file?.markLinked(); // shared with a fork or its source
     store.memoFrom = options.memoFrom ?? MEMO_FROM;
     store.orders.from = options.sortOrdersFrom;
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync(); // memory only: marks it ready
@@ -112,13 +113,19 @@ export class DocStore extends StagingStore {
     return { count: this.count, specs: this.indexSpecs(), header: this.header, indexes: new Map(Object.entries(this.engine.indexes)) };
   }
 
+  /** The store's file got a second name (a fork's store file linked to it): before its next
+   *  append it is made this store's own (datafile.ts, ownFile), so the fork's stays as it is. */
+  fileLinked(): void { this.file?.markLinked(); }
+
   /** A store holding `source` (copySource, or documents and specs) without reading a file: its
    *  indexes those shared with the source (copied on the first write to either), or built over
    *  the given documents. `filename`: the copy's file, already holding `bytes` bytes of the
-   *  same content, or undefined in memory. A fork of a workspace opens its stores this way
+   *  same content (`linked`: a hard link of the source's file, see fileLinked), or undefined in
+   *  memory. A fork of a workspace opens its stores this way
    *  instead of loading their files again. */
-  static async fromCopy(source: CopySource, options: { filename?: string; bytes?: number; compactEvery?: number } = {}): Promise<DocStore> {
+  static async fromCopy(source: CopySource, options: { filename?: string; bytes?: number; compactEvery?: number; linked?: boolean } = {}): Promise<DocStore> {
     const store = new DocStore(options.filename, options.bytes ?? 0);
+    if (options.linked) store.file?.markLinked();
     await (store.engine as unknown as { loadDatabaseAsync(): Promise<void> }).loadDatabaseAsync();
     if (source.indexes) {
       // `_id` first, where nedb keeps it (the fresh engine's own is replaced in its place).

@@ -3,7 +3,8 @@
 //   1. every new content is written inside `.swap/` (the live files are not touched yet);
 //   2. `.swap/journal.json` is written atomically: the commit point;
 //   3. each entry is applied: a new file renamed over the live one, lines appended to a store's
-//      file, a file removed;
+//      file (made its own first when it is shared with a fork: datafile.ts, ownFile), a file
+//      removed;
 //   4. `.swap/` is removed.
 // A crash before 2 leaves the workspace entirely old (the next start removes `.swap/`); a crash
 // after 2 leaves a journal that the next start completes before anything is loaded, so the
@@ -13,6 +14,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import * as disk from '../disk.js';
 import { toStorageError } from '../errors.js';
+import { ownFile } from './datafile.js';
 
 export type SwapEntry =
   | { kind: 'rewrite'; target: string; source: string }
@@ -105,8 +107,13 @@ async function applyJournal(dir: string, entries: SwapEntry[]): Promise<void> {
       if (!exists) continue; // renamed on an earlier run
       await disk.mkdir(dirname(target));
       if (e.kind === 'rewrite') await disk.rename(source, target);
-      // A new line first: the target may end in a line cut short by the crash being recovered.
-      else await disk.append(target, `\n${await readFile(source, 'utf8')}`);
+      else {
+        // A store file shared with a fork (hard links) gets an inode of its own first, so the
+        // fork's file stays as it was. A new line first: the target may end in a line cut short
+        // by the crash being recovered.
+        await ownFile(target);
+        await disk.append(target, `\n${await readFile(source, 'utf8')}`);
+      }
     }
     disk.crashPoint('swap:applying');
   }
