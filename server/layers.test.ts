@@ -137,6 +137,7 @@ function moduleLevelCollections(text: string): string[] {
 const MODULE_LEVEL_ALLOWED = new Set([
   'modules/api-keys/authenticate-key.ts principals', // principal per immutable key object
   'modules/api-keys/service.ts checkedKeys', // secret check per immutable stored document
+  'modules/auth/service.ts dummyHashes', // hash of a fixed text per bcrypt cost
   'modules/auth/sessions.ts keyObjects', // KeyObject per signing secret
   'modules/auth/sessions.ts verified', // claims per (KeyObject, token)
   'modules/database/collections.ts lookups', // lookup per immutable list of definitions

@@ -17,9 +17,15 @@ export async function register(ctx: AppContext, ws: Workspace, input: { email: s
   return createSession(ctx, ws, user);
 }
 
-// Compared against when the email is unknown, so that both failures take as long.
-let dummyHash: Promise<string> | undefined;
-const dummy = (cost: number) => (dummyHash ??= hashPassword('homebase-no-such-user', cost));
+// Compared against when the email is unknown, so that both failures take as long: one hash per
+// bcrypt cost (two servers in one process may hash at different costs). Not server state: a memo
+// of a hash of a fixed text per cost.
+const dummyHashes = new Map<number, Promise<string>>();
+function dummy(cost: number): Promise<string> {
+  let hash = dummyHashes.get(cost);
+  if (!hash) { hash = hashPassword('homebase-no-such-user', cost); dummyHashes.set(cost, hash); }
+  return hash;
+}
 
 export async function login(ctx: AppContext, ws: Workspace, limiter: LoginLimiter, email: string, password: string): Promise<LoginResult> {
   return createSession(ctx, ws, await checkCredentials(ctx, ws, limiter, email, password));
