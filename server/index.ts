@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { ConfigError, resolveConfig, isLoopbackHost, type ServerConfig, type ServerOptions } from './core/config.js';
+import { applyHeapGrowth } from './core/heap-growth.js';
 import { FirstAdminInput } from './modules/users/index.js';
 import { hashAhead } from './modules/users/index.js';
 import { Registry } from './storage/registry.js';
@@ -52,6 +53,7 @@ export class ShutdownError extends Error {
 export async function createServer(options: ServerOptions = {}): Promise<HomebaseServer> {
   const config = resolveConfig(options);
   checkAdminOptions(config);
+  applyHeapGrowth(config.heapGrowingPercent);
   if (config.database) {
     // The URL is checked, the server reached and the driver's schema created or upgraded (a newer
     // one is refused) before anything else. Loaded only when asked for: the embedded default

@@ -1,4 +1,5 @@
 // Server configuration: defaults, and the options createServer / startServer / the CLI accept.
+import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth.js';
 import { normalisePublicUrl } from './public-url.js';
 export interface ServerOptions {
   host?: string;
@@ -45,6 +46,13 @@ export interface ServerOptions {
   webhookTimeout?: number;
   /** How many requests the request log keeps per workspace (default 500). */
   requestLogSize?: number;
+  /** Characters of request and response bodies the request log keeps per workspace, for its
+   *  newest entries (default 256 KiB); older entries keep everything but their bodies. */
+  requestLogBodyBytes?: number;
+  /** V8's heap growing factor for the process, as a percentage (default 50: a full collection
+   *  once the old generation has grown by half; 0 leaves V8's own; env
+   *  HOMEBASE_HEAP_GROWING_PERCENT). See core/heap-growth.ts. */
+  heapGrowingPercent?: number;
   /** Store compaction interval in ms (default 10 min). */
   compactEvery?: number;
   /** Realtime: ping interval in ms (default 30 s) and the send buffer above which a slow socket is closed (default 4 MiB). */
@@ -84,6 +92,8 @@ export interface ServerConfig {
   webhookRetryDelays: number[];
   webhookTimeout: number;
   requestLogSize: number;
+  requestLogBodyBytes: number;
+  heapGrowingPercent: number;
   compactEvery: number;
   realtimePingInterval: number;
   realtimeMaxBuffered: number;
@@ -130,6 +140,8 @@ export function checkOptions(options: ServerOptions): void {
   }
   integer('webhookTimeout', options.webhookTimeout, 1, MAX_WEBHOOK_TIMEOUT);
   integer('realtimeMaxSockets', options.realtimeMaxSockets, 0, 1_000_000);
+  integer('requestLogBodyBytes', options.requestLogBodyBytes, 0, MAX_BODY);
+  integer('heapGrowingPercent', options.heapGrowingPercent, 0, 1000);
   if (options.webhookRetryDelays !== undefined) {
     if (!Array.isArray(options.webhookRetryDelays) || options.webhookRetryDelays.length > MAX_RETRIES) {
       throw new ConfigError(`webhookRetryDelays must be an array of at most ${MAX_RETRIES} delays in ms`);
@@ -178,6 +190,8 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     webhookRetryDelays: options.webhookRetryDelays ?? [1000, 5000, 30000, 120000],
     webhookTimeout: options.webhookTimeout ?? 10_000,
     requestLogSize: options.requestLogSize ?? 500,
+    requestLogBodyBytes: options.requestLogBodyBytes ?? 256 * 1024,
+    heapGrowingPercent: options.heapGrowingPercent ?? envHeapGrowingPercent(),
     compactEvery: options.compactEvery ?? 10 * 60 * 1000,
     realtimePingInterval: options.realtimePingInterval ?? 30_000,
     realtimeMaxBuffered: options.realtimeMaxBuffered ?? 4 * MiB,
@@ -185,6 +199,15 @@ export function resolveConfig(options: ServerOptions = {}): ServerConfig {
     publicUrl: normalisePublicUrl(options.publicUrl ?? (process.env.HOMEBASE_PUBLIC_URL || undefined)),
     version: VERSION,
   };
+}
+
+/** HOMEBASE_HEAP_GROWING_PERCENT, else the default; a bad value is a ConfigError naming it. */
+function envHeapGrowingPercent(): number {
+  const raw = process.env.HOMEBASE_HEAP_GROWING_PERCENT;
+  if (raw === undefined || raw === '') return DEFAULT_HEAP_GROWING_PERCENT;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new ConfigError(`HOMEBASE_HEAP_GROWING_PERCENT must be an integer from 0 to 1000 (got ${JSON.stringify(raw)})`);
+  return n;
 }
 
 export function isLoopbackHost(host: string): boolean {
