@@ -56,7 +56,7 @@ export interface Email { _id: string; type: string; to: string; subject: string;
 /** A request of the request log. */
 export interface RequestEntry { _id: string; method: string; path: string; status: number; durationMs: number; time: string; accessRule?: string; console?: true }
 export type LoggedBody = { json: unknown } | { text: string; truncated?: true };
-export interface RequestDetail extends RequestEntry { headers: Record<string, string | string[]>; requestBody?: LoggedBody; responseBody?: LoggedBody }
+export interface RequestDetail extends RequestEntry { headers: Record<string, string | string[]>; requestBody?: LoggedBody; responseBody?: LoggedBody; bodiesDropped?: true }
 
 export interface Channel {
   _id: string; name: string; type: 'group' | 'direct'; description?: string;

@@ -11,7 +11,7 @@ import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { RequestLogState } from './memory.js';
 import { logger } from '../../core/logger.js';
-import { detailOf, existingTraffic, trafficOf, type RequestLogDetail, type StoredEntry } from './request-log.js';
+import { detailOf, existingTraffic, logLimits, trafficOf, type LogLimits, type RequestLogDetail, type StoredEntry } from './request-log.js';
 
 export const LOG_FILE = 'request-log.jsonl';
 export const FLUSH_MS = 1000;
@@ -28,11 +28,14 @@ function fromLine(line: string): StoredEntry | undefined {
     const shown: NonNullable<StoredEntry['shown']> = { headers: d.headers ?? {} };
     if (d.requestBody) shown.requestBody = d.requestBody;
     if (d.responseBody) shown.responseBody = d.responseBody;
+    const hasBodies = !!(d.requestBody || d.responseBody);
     return {
       _id: d._id, seq: d.seq, method: d.method, path: d.path, status: d.status, durationMs: d.durationMs, wall: Date.parse(d.time),
       ...(d.accessRule ? { accessRule: d.accessRule } : {}), ...(d.console ? { console: true as const } : {}),
       ...(d.fault ? { fault: d.fault } : {}),
       headers: {}, body: undefined, responseText: undefined, shown,
+      // The line's length stands for its bodies' (they are most of it).
+      kept: hasBodies ? line.length : 0, ...(d.bodiesDropped ? { bodiesDropped: true as const } : {}),
     };
   } catch {
     return undefined; // a line cut by a crash
@@ -42,12 +45,13 @@ function fromLine(line: string): StoredEntry | undefined {
 function toLine(e: StoredEntry): string { return JSON.stringify({ ...detailOf(e), seq: e.seq }); }
 
 /** Reads a workspace's file into its (new) log. */
-export async function loadLogFile(state: RequestLogState, ws: Workspace, size: number): Promise<void> {
+export async function loadLogFile(state: RequestLogState, ws: Workspace, limits: LogLimits): Promise<void> {
   const file = fileOf(ws);
+  const size = limits.size;
   if (!file || size <= 0) return;
   let text: string;
   try { text = await readFile(file, 'utf8'); } catch { return; }
-  const t = trafficOf(state, ws, size);
+  const t = trafficOf(state, ws, limits);
   const lines = text.split('\n').filter(Boolean);
   const entries = lines.slice(-size).map(fromLine).filter((e): e is StoredEntry => !!e).sort((a, b) => a.seq - b.seq);
   for (const e of entries) t.log.push(e);
@@ -94,9 +98,10 @@ export function flushLogFile(memory: RequestLogState, ws: Workspace, size: numbe
 /** Loads every workspace's file as it opens, writes each second, and once more at shutdown. */
 export async function startLogFiles(ctx: AppContext): Promise<void> {
   const size = ctx.config.requestLogSize;
+  const limits = logLimits(ctx.config);
   const open = new Set<Workspace>();
   await ctx.registry.listen({
-    opened: async (ws) => { open.add(ws); await loadLogFile(ctx.state.requestLog, ws, size); },
+    opened: async (ws) => { open.add(ws); await loadLogFile(ctx.state.requestLog, ws, limits); },
     closing: async (ws) => { await flushLogFile(ctx.state.requestLog, ws, size); open.delete(ws); },
     deleted: (ws) => { open.delete(ws); },
   });

@@ -34,6 +34,9 @@ export interface RequestLogDetail extends RequestLogEntry {
   /** The request's JSON body and the response's, bounded and with secrets masked (bodies.ts). */
   requestBody?: ShownBody;
   responseBody?: ShownBody;
+  /** The bodies were let go: the log keeps the bodies of its newest entries only, up to
+   *  `requestLogBodyBytes` characters per workspace. */
+  bodiesDropped?: true;
 }
 
 /** A logged request as kept: the time as a number, formatted only when the log is read, and
@@ -42,7 +45,20 @@ export interface RequestLogDetail extends RequestLogEntry {
 export type StoredEntry = Omit<RequestLogEntry, 'time'> & {
   seq: number; wall: number; headers: IncomingHttpHeaders; body: unknown; responseText: string | undefined;
   shown?: { headers: Record<string, string | string[]>; requestBody?: ShownBody; responseBody?: ShownBody };
+  /** Characters of bodies the entry holds, counted against the log's body budget. */
+  kept: number;
+  /** Its bodies were let go to stay within the budget. */
+  bodiesDropped?: true;
 };
+
+/** What a workspace's log keeps: `size` entries, and the bodies of the newest of them up to
+ *  `bodyBytes` characters in all (the request body counted by its Content-Length, the response
+ *  by its text's length). */
+export interface LogLimits { size: number; bodyBytes: number }
+
+export function logLimits(config: { requestLogSize: number; requestLogBodyBytes: number }): LogLimits {
+  return { size: config.requestLogSize, bodyBytes: config.requestLogBodyBytes };
+}
 
 /** Headers whose values are credentials: shown as their scheme only (`Bearer ***`) or `***`. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
@@ -69,8 +85,9 @@ function publicEntry(e: StoredEntry): RequestLogEntry {
 
 /** An entry in full as the detail route and the log's file show it: headers and bodies masked. */
 export function detailOf(e: StoredEntry): RequestLogDetail {
-  if (e.shown) return { ...publicEntry(e), ...e.shown };
+  if (e.shown) return { ...publicEntry(e), ...e.shown, ...(e.bodiesDropped ? { bodiesDropped: true as const } : {}) };
   const out: RequestLogDetail = { ...publicEntry(e), headers: maskHeaders(e.headers) };
+  if (e.bodiesDropped) out.bodiesDropped = true;
   const requestBody = showRequestBody(e.body, e.path);
   const responseBody = showResponseText(e.responseText, e.path);
   if (requestBody) out.requestBody = requestBody;
@@ -78,17 +95,51 @@ export function detailOf(e: StoredEntry): RequestLogDetail {
   return out;
 }
 
+/** Lets go of an entry's bodies (the rest of it stays). */
+function dropBodies(e: StoredEntry): void {
+  if (e.kept === 0) return;
+  e.body = undefined;
+  e.responseText = undefined;
+  if (e.shown) { delete e.shown.requestBody; delete e.shown.responseBody; }
+  e.kept = 0;
+  e.bodiesDropped = true;
+}
+
 export class RingBuffer {
   private items: StoredEntry[] = [];
   private next = 0;
+  /** Characters of bodies held by the entries, at most `bodyBytes` once a push returns. */
+  bodyChars = 0;
+  /** How many of the newest entries may still hold bodies: the bodies are let go oldest first,
+   *  so the entries holding some are always among the newest. */
+  private withBodies = 0;
   seq = 0;
-  constructor(private readonly size: number) {}
+  private readonly size: number;
+  private readonly bodyBytes: number;
+  constructor(limits: LogLimits) { this.size = limits.size; this.bodyBytes = limits.bodyBytes; }
 
   push(entry: StoredEntry): void {
     if (this.size <= 0) return;
     if (this.items.length < this.size) this.items.push(entry);
-    else this.items[this.next] = entry;
+    else {
+      const evicted = this.items[this.next];
+      this.bodyChars -= evicted.kept;
+      if (this.withBodies === this.items.length) this.withBodies--;
+      this.items[this.next] = entry;
+    }
     this.next = (this.next + 1) % this.size;
+    // A body bigger than the whole budget is not kept (nor does it push the others out).
+    if (entry.kept > this.bodyBytes) dropBodies(entry);
+    this.bodyChars += entry.kept;
+    this.withBodies++;
+    // Over the budget: the oldest entries that still hold bodies let them go.
+    const n = this.items.length;
+    while (this.bodyChars > this.bodyBytes && this.withBodies > 0) {
+      const oldest = this.items[(this.next - this.withBodies + n) % n];
+      this.bodyChars -= oldest.kept;
+      dropBodies(oldest);
+      this.withBodies--;
+    }
   }
 
   /** Newest first. */
@@ -117,7 +168,7 @@ export class RingBuffer {
   /** How many times the log was cleared (its file follows). */
   clears = 0;
 
-  clear(): void { this.items = []; this.next = 0; this.clears++; }
+  clear(): void { this.items = []; this.next = 0; this.bodyChars = 0; this.withBodies = 0; this.clears++; }
 }
 
 /** Told of each request as it is logged (the live tail), and when the log is cleared. */
@@ -131,9 +182,9 @@ export interface WorkspaceTraffic { log: RingBuffer; inflight: number; idle: Arr
 /** A workspace's log, if it has one yet. */
 export function existingTraffic(state: RequestLogState, ws: Workspace): WorkspaceTraffic | undefined { return state.traffic.get(ws); }
 
-export function trafficOf(state: RequestLogState, ws: Workspace, size: number): WorkspaceTraffic {
+export function trafficOf(state: RequestLogState, ws: Workspace, limits: LogLimits): WorkspaceTraffic {
   let t = state.traffic.get(ws);
-  if (!t) { t = { log: new RingBuffer(size), inflight: 0, idle: [], listeners: new Set() }; state.traffic.set(ws, t); }
+  if (!t) { t = { log: new RingBuffer(limits), inflight: 0, idle: [], listeners: new Set() }; state.traffic.set(ws, t); }
   return t;
 }
 
@@ -165,11 +216,11 @@ function onResponseDone(this: Response): void {
  *  ends, and logs it then. A request arriving while the workspace is busy is refused here (503),
  *  in the same tick as the count, so a restore never starts under a request it did not see. */
 export function requestLogMiddleware(ctx: AppContext): RequestHandler {
-  const size = ctx.config.requestLogSize;
+  const limits = logLimits(ctx.config);
   return (req, res, next) => {
     const ws = ctx.registry.get((req.params as { appId?: string }).appId ?? '');
     if (!ws) return next();
-    const t = trafficOf(ctx.state.requestLog, ws, size);
+    const t = trafficOf(ctx.state.requestLog, ws, limits);
     const counted = !ws.busy;
     if (counted) t.inflight++;
     (res as Response & { [PENDING]?: Pending })[PENDING] = { t, req, started: performance.now(), wall: Date.now(), counted, done: false, responseText: undefined };
@@ -197,6 +248,8 @@ function keptRequestBody(req: Request): unknown {
 
 function record(t: WorkspaceTraffic, req: Request, status: number, started: number, wall: number, responseText: string | undefined): void {
   const seq = ++t.log.seq;
+  const body = keptRequestBody(req);
+  const text = keptResponseText(responseText);
   const entry: StoredEntry = {
     _id: `r${seq}`,
     seq,
@@ -209,8 +262,9 @@ function record(t: WorkspaceTraffic, req: Request, status: number, started: numb
     console: req.headers['x-homebase-console'] !== undefined ? true : undefined,
     fault: req.fault,
     headers: req.headers,
-    body: keptRequestBody(req),
-    responseText: keptResponseText(responseText),
+    body,
+    responseText: text,
+    kept: (body === undefined ? 0 : Number(req.headers['content-length']) || 0) + (text?.length ?? 0),
   };
   t.log.push(entry);
   // Only a tail being watched costs anything here (one size check otherwise).
@@ -244,7 +298,7 @@ export function clearRequestLog(ctx: AppContext, ws: Workspace): void {
 
 /** Listens to a workspace's log from now on; returns the function that stops it. */
 export function watchRequestLog(ctx: AppContext, ws: Workspace, listener: LogListener): () => void {
-  const t = trafficOf(ctx.state.requestLog, ws, ctx.config.requestLogSize);
+  const t = trafficOf(ctx.state.requestLog, ws, logLimits(ctx.config));
   t.listeners.add(listener);
   return () => { t.listeners.delete(listener); };
 }

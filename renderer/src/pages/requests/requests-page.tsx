@@ -121,18 +121,18 @@ function RequestDetail({ appId, id }: { appId: string; id: string }) {
       <table className="list"><tbody>
         {Object.entries(d.headers).map(([k, v]) => <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono small" style={{ wordBreak: 'break-all' }}>{Array.isArray(v) ? v.join(', ') : v}</td></tr>)}
       </tbody></table>
-      <BodyView title="Request body" body={d.requestBody} />
-      <BodyView title="Response body" body={d.responseBody} />
+      <BodyView title="Request body" body={d.requestBody} dropped={d.bodiesDropped} />
+      <BodyView title="Response body" body={d.responseBody} dropped={d.bodiesDropped} />
       <p className="muted small">Bodies are shown up to 16 KiB; passwords, tokens, secrets and API keys in them are masked (***) by the server.</p>
     </div>
   );
 }
 
-function BodyView({ title, body }: { title: string; body?: Body }) {
+function BodyView({ title, body, dropped }: { title: string; body?: Body; dropped?: true }) {
   return (
     <>
       <h3>{title}</h3>
-      {!body ? <p className="muted small">None (or not JSON).</p>
+      {!body ? <p className="muted small">{dropped ? 'No longer kept: the log keeps the bodies of its most recent requests only.' : 'None (or not JSON).'}</p>
         : 'json' in body ? <pre>{JSON.stringify(body.json, null, 2)}</pre>
           : <><pre>{body.text}</pre>{body.truncated ? <p className="muted small">Cut at 16 KiB.</p> : null}</>}
     </>
