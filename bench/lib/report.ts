@@ -3,7 +3,7 @@
 import type { GraphqlBenchResult } from '../graphql.js';
 import type { ConsoleBenchResult } from '../console.js';
 import type { TestingBenchResult } from '../testing.js';
-import type { ListsBenchResult } from '../lists.js';
+import { RSS_MIX_TARGET, type ListsBenchResult } from '../lists.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchResults } from './suite.js';
@@ -35,7 +35,7 @@ export function rows(r: BenchResults): string[][] {
     for (const f of l.firstAsked) out.push([`first-asked page of 50, ${f.name}: median (p95) ms${f.cpuMs !== undefined ? '; server CPU ms' : ''}`, int(l.size), `${f.medianMs.toFixed(2)} (${f.p95Ms.toFixed(2)})${f.cpuMs !== undefined ? `; ${f.cpuMs.toFixed(2)}` : ''}`, '', '', '', '']);
     out.push(['mix: 50 % GET, 20 % varied lists, 15 % PATCH, 15 % POST (req/s)', int(l.size), `${fmt(l.mix.median)} (${fmt(Math.min(...l.mix.rps))}–${fmt(Math.max(...l.mix.rps))})`, '', '', '', '']);
     if (l.mix.cpuMs !== undefined) out.push(['mix: server main-thread CPU per request (ms) → req/s one free core could serve', int(l.size), `${l.mix.cpuMs.toFixed(3)} → ${fmt(1000 / l.mix.cpuMs)}`, '', '', '', '']);
-    if (l.rss.maxDuringMb !== undefined) out.push(['RSS during the mix, at most / 2 s after (MB)', int(l.size), `${int(l.rss.maxDuringMb)} / ${int(l.rss.afterMb ?? 0)}`, '', '', '', '']);
+    if (l.rss.maxDuringMb !== undefined) out.push([`RSS during the mix, at most / 2 s after (MB)${l.size === RSS_MIX_TARGET.records ? `; target ≤ ${RSS_MIX_TARGET.mb} / ≤ ${RSS_MIX_TARGET.mb}` : ''}`, int(l.size), `${int(l.rss.maxDuringMb)} / ${int(l.rss.afterMb ?? 0)}`, '', '', '', '']);
   }
   const ms = (label: string, size: string, v?: number) => { if (v !== undefined) out.push([label, size, int(v), '', '', '', '']); };
   ms('start → first response (ms)', '0', r.start.emptyMs);
@@ -168,6 +168,12 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
       value: gql ? `${fmt(gql.ratio)}× (${int(gql.graphql.median)} vs ${int(gql.rest.median)} req/s)` : 'not measured',
       ok: gql ? gql.ratio >= 0.5 : undefined,
     });
+  }
+  for (const l of Object.values((r.extra.lists ?? {}) as Record<string, ListsBenchResult>)) {
+    if (l.size !== RSS_MIX_TARGET.records || l.rss.maxDuringMb === undefined) continue;
+    const during = l.rss.maxDuringMb, after = l.rss.afterMb;
+    out.push({ target: `RSS throughout the lists mix at ${int(l.size)} records ≤ ${RSS_MIX_TARGET.mb} MB (sampled every 200 ms)`, value: `${int(during)} MB`, ok: during <= RSS_MIX_TARGET.mb });
+    out.push({ target: `RSS 2 s after the lists mix at ${int(l.size)} records ≤ ${RSS_MIX_TARGET.mb} MB`, value: after === undefined ? 'not measured' : `${int(after)} MB`, ok: after === undefined ? undefined : after <= RSS_MIX_TARGET.mb });
   }
   const mb = r.rss.afterLoadMb;
   out.push({ target: `RSS after load with ${int(r.rss.size)} records < 300 MB`, value: mb === undefined ? 'not measured' : `${int(mb)} MB`, ok: mb === undefined ? undefined : mb < 300 });
