@@ -38,6 +38,26 @@ const routerSymbolsBundled = {
   },
 };
 
+// depd (http-errors', Express's and the router's deprecation messages) records the file of the
+// module that calls depd('name'), which these call as they load, by asking the caller's stack
+// frame for its file, line and column; only the file is kept. A line number makes V8 find every
+// line end of the script the frame is in: the whole 5 MB bundle, at every start, for nothing.
+// In the bundles that one call asks for the file alone, as depd computes it (with an eval's
+// origin), so that nothing is different but the work; the messages depd prints when a
+// deprecated call is made still carry their line and column. The build fails if depd changes.
+const depdFileOnly = {
+  name: 'depd-file-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]depd[\\/]index\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const call = '  var site = callSiteLocation(stack[1])\n  var file = site[0]\n';
+      if (text.split(call).length !== 2) throw new Error(`${args.path}: depd() no longer reads its caller's file as expected; update the depd-file-only plugin`);
+      const fileOnly = "  var file = stack[1].getFileName() || '<anonymous>'\n  if (stack[1].isEval()) file = stack[1].getEvalOrigin() + ', ' + file\n";
+      return { contents: text.replace(call, fileOnly), loader: 'js' };
+    });
+  },
+};
+
 // openapi-typescript and TypeScript serve `homebase types` only (loaded on use): left installed.
 const external = ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'openapi-typescript', 'typescript'];
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -56,7 +76,7 @@ await build({
   external,
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
-  plugins: [zodEnglishOnly, routerSymbolsBundled],
+  plugins: [zodEnglishOnly, routerSymbolsBundled, depdFileOnly],
   logLevel: 'warning',
 });
 
@@ -76,7 +96,7 @@ await build({
   external,
   define: { 'import.meta.url': '__homebaseModuleUrl' },
   banner: { js: "var __homebaseModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [zodEnglishOnly, routerSymbolsBundled],
+  plugins: [zodEnglishOnly, routerSymbolsBundled, depdFileOnly],
   logLevel: 'warning',
 });
 
