@@ -58,6 +58,37 @@ const depdFileOnly = {
   },
 };
 
+// mime-types fills its extension and type tables from mime-db's 2,500 types as it loads
+// (Express and body-parser load it), for lookups by file extension that a start never makes.
+// In the bundles the tables (and the list of conflicts made with them) are filled on their
+// first read instead: the same objects, the same contents, filled by mime-types' own code.
+const mimeTypesOnFirstUse = {
+  name: 'mime-types-on-first-use',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]mime-types[\\/]index\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const fill = '\npopulateMaps(exports.extensions, exports.types)\n';
+      if (text.split(fill).length !== 2) throw new Error(`${args.path}: mime-types no longer fills its tables as expected; update the mime-types-on-first-use plugin`);
+      const onFirstUse = `
+var tables = { extensions: exports.extensions, types: exports.types, _extensionConflicts: exports._extensionConflicts }
+var filled = false
+function fill () {
+  if (!filled) { filled = true; populateMaps(tables.extensions, tables.types) }
+}
+Object.keys(tables).forEach(function (name) {
+  Object.defineProperty(exports, name, {
+    configurable: true,
+    enumerable: true,
+    get: function () { fill(); return tables[name] },
+    set: function (value) { fill(); tables[name] = value }
+  })
+})
+`;
+      return { contents: text.replace(fill, onFirstUse), loader: 'js' };
+    });
+  },
+};
+
 // openapi-typescript and TypeScript serve `homebase types` only (loaded on use): left installed.
 const external = ['@node-rs/bcrypt', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'openapi-typescript', 'typescript'];
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -76,7 +107,7 @@ await build({
   external,
   // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __homebaseRequire } from 'node:module'; const require = __homebaseRequire(import.meta.url);" },
-  plugins: [zodEnglishOnly, routerSymbolsBundled, depdFileOnly],
+  plugins: [zodEnglishOnly, routerSymbolsBundled, depdFileOnly, mimeTypesOnFirstUse],
   logLevel: 'warning',
 });
 
@@ -96,7 +127,7 @@ await build({
   external,
   define: { 'import.meta.url': '__homebaseModuleUrl' },
   banner: { js: "var __homebaseModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [zodEnglishOnly, routerSymbolsBundled, depdFileOnly],
+  plugins: [zodEnglishOnly, routerSymbolsBundled, depdFileOnly, mimeTypesOnFirstUse],
   logLevel: 'warning',
 });
 
