@@ -1,14 +1,14 @@
 // The v2 record GET by id (`GET /api/v2/app/{app_id}/database/{collection}/{id}`) as a fast GET
 // (server/express/fast-get.ts), as v1's is: the app's first layer, the same workspace pipeline and
-// rate limit, the same record read, the answer written by sendOne (envelope, ETag, 304, fields=).
+// rate limit, the same record read, the answer written as sendOne writes it (envelope, ETag, 304,
+// fields=; envelope.ts sendStoredRecord).
 // Requests that may be compressed (an Accept-Encoding naming br or gzip) and ids that are not
 // plain take the ordinary v2 route.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ID_SOURCE, isReservedRecordId } from '../core/ids.js';
 import { accessLabel, getCollection, readRecord } from '../modules/database/index.js';
-import type { Doc } from '../storage/query.js';
 import type { FastGet } from '../express/fast-get.js';
-import { sendOne, workspaceUrl } from './envelope.js';
+import { sendStoredRecord } from './envelope.js';
 import { answerInV2Shape } from './face.js';
 
 const ID = `(${ID_SOURCE})`;
@@ -34,15 +34,14 @@ export function v2RecordGet(parts: V2FastPathParts): FastGet {
     pipeline: parts.pipeline,
     ...(parts.limit ? { limit: parts.limit } : {}),
     fail: (err, request, response) => { answerInV2Shape(request, response); parts.onError(err, request, response, () => undefined); },
-    answer(request, response, [, , collection, id], fail) {
+    answer(request, response, [, appId, collection, id], fail) {
       request.params = { collection, id };
       request.accessRule = accessLabel(getCollection(request.ws, collection), 'read', request.auth);
       // What compression would have said of a JSON answer it left uncompressed.
       response.setHeader('Vary', 'Accept-Encoding');
-      const send = (doc: Doc) => sendOne(request, response, 200, doc, { collection: workspaceUrl(request, `/database/${collection}`) });
       const record = readRecord(request.ws, collection, id, { auth: request.auth });
-      if (record instanceof Promise) record.then(send, fail);
-      else send(record);
+      if (record instanceof Promise) record.then((doc) => sendStoredRecord(request, response, doc, { appId, collection, id }), fail);
+      else sendStoredRecord(request, response, record, { appId, collection, id });
     },
   };
 }

@@ -5,9 +5,9 @@
 // X-RateLimit-Remaining and X-RateLimit-Reset (seconds until the window resets); over the
 // limit: 429 RATE_LIMITED with Retry-After. A limit of 0 turns it all off.
 //
-// The store is called directly rather than through the library's middleware: its count is
-// updated at once (the store's increment does its work before it returns), so the check runs
-// in the request's own turn. The middleware's chain of awaits and its per-request bookkeeping
+// The store is used directly rather than through the library's middleware: its count is
+// updated at once (a caller's hit in the store's map of current keys, or the store's increment,
+// which does its work before it returns), so the check runs in the request's own turn. The middleware's chain of awaits and its per-request bookkeeping
 // (a WeakMap entry per request, to catch a request counted twice) cost a v2 GET by id a third
 // of its time; a request here is counted once, by the entry of the v2 face or its fast path.
 // Nothing is added to the request (no `req.rateLimit` as the middleware sets): a property added
@@ -20,16 +20,10 @@ import { ApiError } from '../core/errors.js';
 
 const WINDOW_MS = 60_000;
 
-interface Info { limit: number; remaining: number; resetTime?: Date }
+interface Hits { totalHits: number; resetTime?: Date }
 
-function secondsLeft(info: Info, now: number): number {
-  return Math.max(0, Math.ceil(((info.resetTime?.getTime() ?? now + WINDOW_MS) - now) / 1000));
-}
-
-function setHeaders(res: Response, info: Info, now: number): void {
-  res.setHeader('X-RateLimit-Limit', String(info.limit));
-  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, info.remaining)));
-  res.setHeader('X-RateLimit-Reset', String(secondsLeft(info, now)));
+function secondsLeft(hits: Hits, now: number): number {
+  return Math.max(0, Math.ceil(((hits.resetTime?.getTime() ?? now + WINDOW_MS) - now) / 1000));
 }
 
 const keyOf = (req: Request) => (req.auth ? `user:${req.ws.id}:${req.auth.userId}` : `address:${ipKeyGenerator(req.ip ?? '')}`);
@@ -39,24 +33,36 @@ export function v2RateLimit(limit: number): RequestHandler | undefined {
   if (limit <= 0) return undefined;
   const store = new MemoryStore();
   store.init({ windowMs: WINDOW_MS } as Options);
-  const decide = (res: Response, next: (err?: unknown) => void, hits: { totalHits: number; resetTime?: Date }) => {
-    const now = Date.now();
-    const info: Info = { limit, remaining: limit - hits.totalHits, resetTime: hits.resetTime };
-    setHeaders(res, info, now);
+  const limitText = String(limit);
+  const decide = (res: Response, next: (err?: unknown) => void, hits: Hits, now: number) => {
+    const left = secondsLeft(hits, now);
+    res.setHeader('X-RateLimit-Limit', limitText);
+    res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - hits.totalHits)));
+    res.setHeader('X-RateLimit-Reset', String(left));
     if (hits.totalHits <= limit) return next();
-    const wait = Math.max(1, secondsLeft(info, now));
+    const wait = Math.max(1, left);
     next(new ApiError('RATE_LIMITED', `More than ${limit} requests in a minute from this caller; retry in ${wait} s`, { retryAfter: wait, limit }, { 'Retry-After': String(wait) }));
   };
   return (req, res, next) => {
     const key = keyOf(req);
+    const now = Date.now();
+    // A caller already counted in a window still open (nearly every request): the store's
+    // increment done in place, as the store does it (one more hit on its client in its map of
+    // current keys), without the promise of its async increment.
+    const current = store.current.get(key);
+    if (current !== undefined && current.resetTime.getTime() > now) {
+      current.totalHits++;
+      return decide(res, next, current, now);
+    }
+    // Anyone else through the store's increment, which counts before it returns: the count is
+    // read now, in this turn.
     const counted = store.increment(key);
-    // The memory store counts before it returns: read the count now, in this turn.
     const client = store.current.get(key);
     if (client) {
       counted.catch(ignore);
-      return decide(res, next, client);
+      return decide(res, next, client, now);
     }
-    counted.then((hits) => decide(res, next, hits), next);
+    counted.then((hits) => decide(res, next, hits, Date.now()), next);
   };
 }
 

@@ -217,6 +217,16 @@ describe('record GET without Accept-Encoding (the fast path)', () => {
     expect(fast.headers['cache-control']).toBe('private, no-cache');
     expect(fast.headers.vary).toBe('Accept-Encoding');
     expect(fast.headers['x-ratelimit-limit']).toBe('10000');
+    // Each fast answer is counted against the caller's budget.
+    const next = await plainGet(`/database/notes/${rec._id}`);
+    expect(Number(next.headers['x-ratelimit-remaining'])).toBe(Number(fast.headers['x-ratelimit-remaining']) - 1);
+    expect(next.body.meta.timestamp).toMatch(ISO);
+    // A query or a final slash stays in the answer's own URL, as on the ordinary route.
+    for (const odd of [`/database/notes/${rec._id}/`, `/database/notes/${rec._id}?note=%22q%22`]) {
+      const links = (await plainGet(odd)).body.links;
+      expect(links).toEqual((await v2('GET', odd)).body.links);
+      expect(links.self).toBe(`${t.url}/v2/app/demo${odd}`);
+    }
     expect((await plainGet(`/database/notes/${rec._id}`, { 'if-none-match': String(fast.headers.etag) })).status).toBe(304);
     expect((await plainGet(`/database/notes/${rec._id}?fields=title`)).body.data).toEqual({ _id: rec._id, title: 'fast' });
     const missing = await plainGet('/database/notes/nope');
