@@ -8,6 +8,7 @@ import { SettingsStore } from './settings-store.js';
 import { Workspace, freshKeys, restrictToOwner, withoutControls, type PgBackend, type WorkspaceSettings, type WorkspaceKeys } from './workspace.js';
 import { NotFoundError, UniqueViolationError, UnstorableValueError } from './errors.js';
 import { ALONE, type ProcessLink } from './processes.js';
+import { crashPoint } from './disk.js';
 import { copyStores, fillStores } from './embedded/fork.js';
 import { ID_RULE, idFoldKey, isValidId } from '../core/ids.js';
 import type { WorkspaceInfo } from '../shared/models.js';
@@ -179,6 +180,7 @@ export class Registry {
           settings = await copyStores(source, ws, options.skip);
         }
         await ws.settings.replace({ ...withoutControls(settings), name, createdAt }); // the clock and faults are no content
+        crashPoint('fork:settings'); // kill -9 tests: everything written but the registration
       }
       await options.prepare?.(ws, { snapshotFilesDir });
     } catch (err) {
@@ -191,6 +193,7 @@ export class Registry {
     this.forking.delete(id);
     this.open.set(id, ws);
     await this.save((d) => { d.workspaces.push({ _id: id, name, createdAt: ws.settings.data.createdAt }); });
+    crashPoint('fork:registered'); // kill -9 tests: registered, not yet answered
     this.pg?.changed(id, 'created');
     for (const l of this.listeners) await l.opened?.(ws);
     return ws;

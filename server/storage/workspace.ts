@@ -123,9 +123,11 @@ export class Workspace {
       await mkdir(join(dir, 'collections'), { recursive: true, mode: 0o700 });
       await restrictToOwner(dir); // a folder made before this rule, or under a lax umask
     }
-    const settings = await SettingsStore.open<WorkspaceSettings>(dir && join(dir, 'settings.json'),
-      { name: init.name, createdAt: new Date().toISOString(), collections: [] });
-    const keys = await loadKeys(dir, init.keys);
+    // Two files apart: read (the keys maybe written) at the same time.
+    const [settings, keys] = await Promise.all([
+      SettingsStore.open<WorkspaceSettings>(dir && join(dir, 'settings.json'), { name: init.name, createdAt: new Date().toISOString(), collections: [] }),
+      loadKeys(dir, init.keys),
+    ]);
     if (dir && !init.settingsLater && !existsSync(join(dir, 'settings.json'))) await settings.update(() => undefined);
     return new Workspace(id, dir, settings, keys, compactEvery);
   }

@@ -66,9 +66,13 @@ function recoverTail(line: string): Doc | undefined {
  *  finished (no file: the rewrite had completed its copy) or discarded (the file is whole). */
 export async function readDatafile(filename: string): Promise<ParsedFile> {
   const temp = `${filename}~`;
-  const fileStat = await stat(filename).catch(() => undefined);
-  const hasFile = fileStat !== undefined;
-  const hasTemp = await stat(temp).then(() => true, () => false);
+  // null: no such file; undefined: the stat failed otherwise (the read below says why).
+  const [fileStat, hasTemp] = await Promise.all([
+    stat(filename).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? null : undefined)),
+    stat(temp).then(() => true, () => false),
+  ]);
+  const hasFile = fileStat !== null;
+  if (!hasFile && !hasTemp) return { docs: [], byId: new Map(), specs: [], needsRewrite: false, bytes: 0, links: 1 }; // never written
   if (!hasFile && hasTemp) await rename(temp, filename);
   else if (hasTemp) await rm(temp, { force: true }).catch(() => undefined);
   // One buffer decoded once: readFile(file, 'utf8') decodes 512 KiB chunks into a rope that the

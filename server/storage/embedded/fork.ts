@@ -61,6 +61,7 @@ export async function copyStores(source: Workspace, target: Workspace, skip: Rea
   const held = (i: number): Promise<Awaited<ReturnType<typeof copy>>> =>
     (source.dir && i < stores.length ? stores[i].holdWrites(() => held(i + 1)) : copy());
   const { sources, settings, files } = await held(0);
+  disk.crashPoint('fork:stores'); // kill -9 tests: the files are in the fork's folder, nothing else is
   for (const [i, name] of names.entries()) {
     target.adoptStore(name, await DocStore.fromCopy(sources[i], { filename: target.fileOf(name), bytes: files[i].bytes, linked: files[i].linked, compactEvery: target.compactEvery }));
   }
