@@ -12,8 +12,12 @@
 // read, PostgreSQL's own time for the same statement (EXPLAIN ANALYZE of the SQL the driver sends,
 // median of 3) is printed as the floor: for a list, the page and the count of its total apart.
 // Run: `npm run bench:pg -- [--records 100000,1000000] [--embedded-max 100000] [--duration 5]
-//   [--repeats 3] [--warmup 2] [--connections 10] [--no-build] [--source]` (`--sizes` is
-//   `--records`' older name)
+//   [--repeats 3] [--warmup 2] [--connections 10] [--no-build] [--source] [--ops get,list]
+//   [--cpu-prof DIR] [--hold]` (`--sizes` is `--records`' older name; `--ops` measures only those
+//   operations; `--cpu-prof` writes a V8 CPU profile of the Homebase process on PostgreSQL into
+//   DIR when it stops, one per size: `node bench/lib/cpu-profile-top.mjs FILE` summarises one;
+//   `--hold` keeps the cluster and both servers running after each size's runs, printing their
+//   addresses and the token, until SIGINT: for EXPLAIN and profiling by hand)
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -33,6 +37,7 @@ const { values } = parseArgs({
   options: {
     sizes: { type: 'string' }, records: { type: 'string' }, 'embedded-max': { type: 'string' }, duration: { type: 'string' }, repeats: { type: 'string' },
     warmup: { type: 'string' }, connections: { type: 'string' }, 'no-build': { type: 'boolean' }, source: { type: 'boolean' },
+    ops: { type: 'string' }, 'cpu-prof': { type: 'string' }, hold: { type: 'boolean' },
   },
 });
 const sizes = (values.records ?? values.sizes ?? process.env.BENCH_PG_SIZES ?? '100000,1000000').split(',').map(Number).sort((a, b) => a - b);
@@ -42,6 +47,8 @@ const load: LoadOptions = {
   duration: Number(values.duration ?? 5), repeats: Number(values.repeats ?? 3),
 };
 const source = !!values.source;
+const ops = values.ops ? OPS.filter((o) => values.ops!.split(',').includes(o)) : OPS;
+const profileLaunch = values['cpu-prof'] ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] } : undefined;
 const log = (s: string) => process.stderr.write(`[bench:pg] ${s}\n`);
 const la = () => loadavg().map((x) => x.toFixed(1)).join(' / ');
 const int = (x: number) => Math.round(x).toLocaleString('en');
@@ -216,7 +223,7 @@ async function main(): Promise<void> {
       const tables = await tableNames(url);
       const withEmbedded = embedded && size <= embeddedMax;
       if (withEmbedded) await writeRecords(embedded!, kept.slice(0, size) as Person[]);
-      const t = await startHomebase(hb);
+      const t = await startHomebase(hb, undefined, profileLaunch);
       const e = withEmbedded ? await startHomebase(embedded!) : undefined;
       try {
         await firstPage(t, hb.token);
@@ -224,7 +231,7 @@ async function main(): Promise<void> {
         row.rssStart = rssMb(t.child.pid);
         if (e) row.embeddedRss = [rssMb(e.child.pid)];
         log(`@ ${int(size)}: Homebase on PostgreSQL RSS ${row.rssStart?.toFixed(0)} MB after the first page${e ? `, embedded ${row.embeddedRss![0]?.toFixed(0)} MB` : ''}`);
-        for (const op of OPS) {
+        for (const op of ops) {
           log(`@ ${int(size)}: ${op} (load average ${la()})`);
           const mk = (token: string) => operation(op, { kind: 'homebase', base: recordsPath, unindexedBase: unindexedRecordsPath, ids, token });
           const pgMs = await alone(t.origin, mk(hb.token));
@@ -247,6 +254,11 @@ async function main(): Promise<void> {
         }
         row.rssEnd = rssMb(t.child.pid);
         if (e) row.embeddedRss!.push(rssMb(e.child.pid));
+        if (values.hold) {
+          log(`holding (SIGINT to go on): database ${url}, Homebase on PostgreSQL ${t.origin}${e ? `, embedded ${e.origin}` : ''}, `
+            + `tables ${tables.indexed} (indexed) ${tables.unindexed} (role only), token ${hb.token}${e ? `, embedded token ${embedded!.token}` : ''}`);
+          await new Promise((resolve) => process.once('SIGINT', resolve));
+        }
       } finally {
         await t.stop();
         await e?.stop();
