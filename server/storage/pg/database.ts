@@ -8,6 +8,7 @@ import { PgGroupTx } from './group-tx.js';
 import { KeyedSections } from '../keyed-sections.js';
 import { guardClients, openDatabase, toUnavailable, type PgOptions } from './connection.js';
 import { CountCache } from './count-cache.js';
+import { ReadBatch } from './read-batch.js';
 import { PgDocStore } from './pg-store.js';
 import { storeTableSql } from './store-tables.js';
 
@@ -38,6 +39,8 @@ export class PgDatabase {
   private readonly sections = new KeyedSections();
   /** The last exact totals of lists, per store table and filter (count-cache.ts). */
   readonly counts = new CountCache();
+  /** Reads by id gathered over a turn of the event loop into one statement (read-batch.ts). */
+  readonly reads = new ReadBatch((text, values, name) => this.query(text, values, this.pool, name));
   /** Told of each store table this process wrote to, once the write is final (committed or
    *  undone): the relay passes it on to the other processes, which forget their totals of it. */
   onWritten?: (table: string) => void;

@@ -50,7 +50,10 @@ export class PgDocStore implements Store {
     // No stored id holds NUL (PostgreSQL text cannot): such a read finds nothing, as on the
     // embedded driver, instead of PostgreSQL's encoding error.
     if (typeof id !== 'string' || id.includes('\u0000')) return undefined;
-    return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_get`)).rows[0]?.doc;
+    // Inside a write group: on the group's transaction; otherwise with the other reads of this
+    // turn of the event loop, in one statement.
+    if (activeWriteGroup()) return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_get`)).rows[0]?.doc;
+    return this.db.reads.read(this.table, id);
   }
 
   async getWith(id: string, others: Array<[Store, string]>): Promise<Array<Doc | undefined>> {
@@ -59,6 +62,7 @@ export class PgDocStore implements Store {
     if (reads.some(([s, i]) => !(s instanceof PgDocStore) || s.db !== this.db || typeof i !== 'string')) {
       return Promise.all(reads.map(([s, i]) => s.get(i)));
     }
+    if (!activeWriteGroup()) return Promise.all(reads.map(([s, i]) => (s as PgDocStore).get(i)));
     const columns = reads.map(([s], k) => `(SELECT doc FROM ${(s as PgDocStore).table} WHERE id = $${k + 1}) AS d${k}`);
     const row = (await this.db.query<Record<string, Doc | null>>(`SELECT ${columns.join(', ')}`, reads.map(([, i]) => i))).rows[0];
     return reads.map((_, k) => row[`d${k}`] ?? undefined);

@@ -1,0 +1,94 @@
+// Reads by id on PostgreSQL go out together (read-batch.ts): the reads asked in one turn of the
+// event loop are one statement, whatever stores they are of, each answered with its own document
+// (or nothing), the same document asked twice read once; a read asked after a write sees it; one
+// store's table gone fails only its own reads; a read inside a write group sees the group's
+// writes (it runs on the group's transaction instead).
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pgBin } from '../../test/pg-cluster.js';
+import { usePgDatabase } from '../../test/pg-suite.js';
+import { getEach } from '../store.js';
+import { inWriteGroup } from '../write-group.js';
+import { MAX_BATCH_IDS } from './read-batch.js';
+
+const suite = usePgDatabase('readbatch');
+
+/** The statements the database handle runs from now on. */
+function statements(): string[] {
+  const seen: string[] = [];
+  const query = suite.db.query.bind(suite.db);
+  vi.spyOn(suite.db, 'query').mockImplementation(((text: string, ...rest: unknown[]) => {
+    seen.push(text);
+    return (query as (...a: unknown[]) => unknown)(text, ...rest);
+  }) as typeof suite.db.query);
+  return seen;
+}
+
+afterEach(() => { vi.restoreAllMocks(); });
+
+describe.skipIf(!pgBin)('reads by id, batched', () => {
+  it('reads asked together are one statement over every store asked, each answered with its own document', async () => {
+    const [a, b] = [await suite.db.store('w', 'a'), await suite.db.store('w', 'b')];
+    await a.insert({ _id: 'x', v: 'a-x' });
+    await a.insert({ _id: 'y', v: 'a-y' });
+    await b.insert({ _id: 'x', v: 'b-x' });
+    const seen = statements();
+    const answers = await Promise.all([a.get('x'), b.get('x'), a.get('y'), a.get('x'), b.get('missing'), a.get('y')]);
+    expect(answers).toEqual([{ _id: 'x', v: 'a-x' }, { _id: 'x', v: 'b-x' }, { _id: 'y', v: 'a-y' }, { _id: 'x', v: 'a-x' }, undefined, { _id: 'y', v: 'a-y' }]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/UNION ALL/);
+    // getEach (the session check's read of a session and its user) is batched the same way.
+    expect(await getEach([[a, 'y'], [b, 'x'], [a, 'nope']])).toEqual([{ _id: 'y', v: 'a-y' }, { _id: 'x', v: 'b-x' }, undefined]);
+    expect(seen).toHaveLength(2);
+    // A read alone is one statement of its own store.
+    expect(await b.get('x')).toEqual({ _id: 'x', v: 'b-x' });
+    expect(seen).toHaveLength(3);
+    expect(seen[2]).not.toMatch(/UNION ALL/);
+  });
+
+  it('a read asked after a write has finished sees it', async () => {
+    const s = await suite.db.store('w', 'rw');
+    await s.insert({ _id: 'k', n: 1 });
+    expect(await s.get('k')).toEqual({ _id: 'k', n: 1 });
+    await s.replace('k', { _id: 'k', n: 2 });
+    expect(await s.get('k')).toEqual({ _id: 'k', n: 2 });
+    await s.remove('k');
+    expect(await s.get('k')).toBeUndefined();
+  });
+
+  it('more reads than one statement takes are answered over several', async () => {
+    const s = await suite.db.store('w', 'many');
+    const n = MAX_BATCH_IDS + 120;
+    await s.insertMany(Array.from({ length: n }, (_, i) => ({ _id: `d${i}`, i })));
+    const seen = statements();
+    const got = await Promise.all(Array.from({ length: n }, (_, i) => s.get(`d${i}`)));
+    expect(got.map((d) => d?.i)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(seen).toHaveLength(2);
+  });
+
+  it("a store whose table is gone fails its own reads, not the others' read with them", async () => {
+    const [kept, gone] = [await suite.db.store('w', 'kept'), await suite.db.store('w', 'gone')];
+    await kept.insert({ _id: 'k', v: 1 });
+    await gone.insert({ _id: 'g', v: 2 });
+    await suite.db.query(`DROP TABLE ${gone.table}`);
+    const [ok, failed] = await Promise.allSettled([kept.get('k'), gone.get('g')]);
+    expect(ok).toEqual({ status: 'fulfilled', value: { _id: 'k', v: 1 } });
+    expect(failed.status).toBe('rejected');
+    expect(String((failed as PromiseRejectedResult).reason)).toMatch(/does not exist/);
+  });
+
+  it("a read inside a write group sees the group's own writes; a read outside it, not until it commits", async () => {
+    const s = await suite.db.store('w', 'group');
+    await s.insert({ _id: 'g', v: 'before' });
+    let go!: () => void;
+    const started = new Promise<void>((resolve) => { go = resolve; });
+    const outsideRead = started.then(() => s.get('g')); // registered outside the group: runs outside it
+    await inWriteGroup('w', async () => {
+      await s.replace('g', { _id: 'g', v: 'inside' });
+      expect(await Promise.all([s.get('g'), s.getWith('g', [])])).toEqual([{ _id: 'g', v: 'inside' }, [{ _id: 'g', v: 'inside' }]]);
+      go();
+      expect(await outsideRead).toEqual({ _id: 'g', v: 'before' });
+      return { commit: true, value: undefined };
+    });
+    expect(await s.get('g')).toEqual({ _id: 'g', v: 'inside' });
+  });
+});
