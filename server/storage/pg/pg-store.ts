@@ -69,7 +69,7 @@ export class PgDocStore implements Store {
   }
 
   async find(q: StoreQuery): Promise<QueryResult> {
-    const { page, count } = listSql(this.table, q, q.sort.length === 1 || q.window ? await this.orderedFields() : undefined);
+    const { page, count } = listSql(this.table, q, q.sort.length || q.window ? await this.orderedFields() : undefined);
     // Inside a write group a list sees the group's own writes, which nobody else may see yet.
     const counts = activeWriteGroup() ? undefined : this.db.counts;
     const key = `${count.text}\u0000${JSON.stringify(count.values)}`;
