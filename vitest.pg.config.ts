@@ -19,6 +19,7 @@ export const PG_SUITES = [
   'server/modules/clock/**/*.test.ts',
   'server/modules/faults/**/*.test.ts',
   'server/test/three-processes.test.ts',
+  'server/test/outbox.test.ts',
   'server/modules/api-keys/**/*.test.ts',
   'server/modules/oauth/**/*.test.ts',
 ];

@@ -23,22 +23,40 @@ export interface BusEvent<T = Record<string, unknown>> {
   /** Published by another process on the same database and relayed here: realtime hands it to
    *  this process's sockets; webhooks and scenarios leave it to the process that published it. */
   relayed?: boolean;
+  /** Stored with the write that caused it, in the write's transaction (PostgreSQL's outbox): set
+   *  by the driver that stored it. Once the listeners owed the event (webhooks) and the relay to
+   *  the other processes are done with it, `settled` is told, and the stored copy can go. */
+  outboxed?: boolean;
+  /** Published again by a live process for a process that died before its listeners and relay
+   *  were done with it: webhooks store its deliveries (once per event and webhook whoever does
+   *  it), realtime and the relay pass it on; scenarios leave it (they act at most once). */
+  recovered?: boolean;
 }
 
 export type BusListener = (event: BusEvent) => void | Promise<void>;
 
 export class EventBus {
   private listeners = new Set<BusListener>();
-  /** On PostgreSQL: sends each event published here (not relayed ones) to the other processes. */
-  forward?: (event: BusEvent) => void;
+  /** Listeners whose work an event is owed (webhooks store its deliveries): an outboxed event is
+   *  settled only once their promises have resolved. */
+  private owed = new Set<BusListener>();
+  /** On PostgreSQL: sends each event published here (not relayed ones) to the other processes;
+   *  resolves once it went out. */
+  forward?: (event: BusEvent) => Promise<void> | void;
+  /** On PostgreSQL: told of an outboxed event once its owed listeners and the relay are done with
+   *  it (not when one of them failed: the stored copy then stays for a live process to take). */
+  settled?: (event: BusEvent) => void;
 
-  subscribe(listener: BusListener): () => void {
+  /** `owed`: the event's side effects this listener makes must be made even if this process
+   *  dies right after the write (its promise says when they are stored). */
+  subscribe(listener: BusListener, options: { owed?: boolean } = {}): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (options.owed) this.owed.add(listener);
+    return () => { this.listeners.delete(listener); this.owed.delete(listener); };
   }
 
   publish(input: Omit<BusEvent, 'id' | 'timestamp'> & { id?: string; timestamp?: string }): BusEvent {
-    const event: BusEvent = { id: input.id ?? `evt_${randomUUID()}`, timestamp: input.timestamp ?? new Date().toISOString(), ...input } as BusEvent;
+    const event: BusEvent = { id: input.id ?? newEventId(), timestamp: input.timestamp ?? new Date().toISOString(), ...input } as BusEvent;
     const held = heldEvents.getStore();
     if (held && !held.closed) { held.events.push(event); return event; }
     this.deliver(event);
@@ -61,18 +79,35 @@ export class EventBus {
   }
 
   private deliver(event: BusEvent): void {
+    const owed: Array<Promise<unknown>> = [];
+    let failed = false;
     for (const listener of this.listeners) {
+      const isOwed = event.outboxed && this.owed.has(listener);
       try {
         const result = listener(event);
         if (result && typeof (result as Promise<void>).catch === 'function') {
-          (result as Promise<void>).catch((err) => logger.error({ err, event: event.type }, 'event listener failed'));
+          const done = (result as Promise<void>).catch((err) => { if (isOwed) failed = true; logger.error({ err, event: event.type }, 'event listener failed'); });
+          if (isOwed) owed.push(done);
         }
       } catch (err) {
+        if (isOwed) failed = true;
         logger.error({ err, event: event.type }, 'event listener failed');
       }
     }
-    if (!event.relayed) this.forward?.(event);
+    if (!event.relayed) {
+      const sent = this.forward?.(event);
+      if (sent && event.outboxed) owed.push(sent.catch(() => { failed = true; }));
+    }
+    if (event.outboxed && this.settled) {
+      const settled = this.settled;
+      void Promise.all(owed).then(() => { if (!failed) settled(event); });
+    }
   }
+}
+
+/** A new event id (`evt_<uuid>`): an event stored with its write is given its id before it. */
+export function newEventId(): string {
+  return `evt_${randomUUID()}`;
 }
 
 interface Held { events: BusEvent[]; closed: boolean }

@@ -3,6 +3,15 @@
 // as the database is; the embedded driver answers at once. Modules use only this interface, so
 // they do not know which driver is underneath.
 import type { Condition, Doc, QueryResult, StoreQuery } from './query.js';
+import type { BusEvent } from '../core/bus.js';
+
+/** What a write may store with it. `event`: the event the write publishes, stored in the same
+ *  transaction where the driver keeps an outbox (PostgreSQL: the write and its event are
+ *  committed together, and a live process dispatches an event whose process died before it did;
+ *  the driver sets `event.outboxed`). The embedded driver stores nothing more: its process
+ *  dispatches the event right after the write, and a crash in between loses the event's side
+ *  effects, never the write. The event is stored only when the write changed something. */
+export interface WriteOptions { event?: BusEvent }
 
 export interface IndexSpec { fieldName: string; unique?: boolean }
 
@@ -28,10 +37,10 @@ export interface Store {
   /** Every document, in id order. */
   all(): Promise<Doc[]>;
   count(): Promise<number>;
-  insert(doc: Doc): Promise<Doc>;
+  insert(doc: Doc, options?: WriteOptions): Promise<Doc>;
   insertMany(docs: Doc[]): Promise<void>;
-  replace(id: string, doc: Doc): Promise<Doc | undefined>;
-  remove(id: string): Promise<boolean>;
+  replace(id: string, doc: Doc, options?: WriteOptions): Promise<Doc | undefined>;
+  remove(id: string, options?: WriteOptions): Promise<boolean>;
   /** Removes the documents matching every condition; resolves to how many. */
   removeWhere(conditions: Condition[]): Promise<number>;
   /** Swaps the whole content at once; a unique violation leaves the old content. */

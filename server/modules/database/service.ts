@@ -21,6 +21,7 @@ import { desiredIndexes, recordsStore, recordsStoreNow } from './indexes.js';
 import { SYSTEM_KEYS, validateData } from './validation.js';
 import { checkKeys } from '../../core/keys.js';
 import { readOnlyErrors } from '../../core/read-only.js';
+import { newEventId, type BusEvent } from '../../core/bus.js';
 
 export { getCollection };
 
@@ -119,8 +120,9 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
     const owner = (_owner as string | undefined) ?? opts.auth?.userId;
     const now = ws.nowIso();
     const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
-    const record = await write(store, def, doc, () => store.insert(doc));
-    publish(ctx, ws, def, 'record.created', record, opts);
+    const event = recordEvent(ws, def, 'record.created', doc, opts);
+    const record = await write(store, def, doc, () => store.insert(doc, { event }));
+    publish(ctx, event, record);
     return record;
   });
 }
@@ -153,9 +155,10 @@ async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   await checkReferences(ws, def, rest);
 
   const next: Doc = { ...existing, ...rest, _id: id, updatedAt: ws.nowIso() };
-  const record = await write(store, def, next, () => store.replace(id, next));
+  const event = recordEvent(ws, def, 'record.updated', next, opts);
+  const record = await write(store, def, next, () => store.replace(id, next, { event }));
   if (!record) throw ApiError.notFound('Record', id);
-  publish(ctx, ws, def, 'record.updated', record, opts);
+  publish(ctx, event, record);
   return record;
 }
 
@@ -187,9 +190,10 @@ export async function replaceRecord(ctx: AppContext, ws: Workspace, collectionId
       ...(existing._owner !== undefined ? { _owner: existing._owner } : {}),
       createdAt: existing.createdAt, updatedAt: ws.nowIso(),
     };
-    const record = await write(store, def, next, () => store.replace(id, next));
+    const event = recordEvent(ws, def, 'record.updated', next, opts);
+    const record = await write(store, def, next, () => store.replace(id, next, { event }));
     if (!record) throw ApiError.notFound('Record', id);
-    publish(ctx, ws, def, 'record.updated', record, opts);
+    publish(ctx, event, record);
     return record;
   });
 }
@@ -204,8 +208,9 @@ export async function deleteRecord(ctx: AppContext, ws: Workspace, collectionId:
     assertMayRead(def, opts.auth, existing);
     assertRecordAccess(def, 'remove', opts.auth, existing);
     opts.precondition?.(existing);
-    if (!(await store.remove(id))) throw ApiError.notFound('Record', id);
-    publish(ctx, ws, def, 'record.deleted', existing, opts);
+    const event = recordEvent(ws, def, 'record.deleted', existing, opts);
+    if (!(await store.remove(id, { event }))) throw ApiError.notFound('Record', id);
+    publish(ctx, event, existing);
   });
 }
 
@@ -282,11 +287,18 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-function publish(ctx: AppContext, ws: Workspace, def: CollectionDef, type: EventType, record: Doc, opts: RecordOpts): void {
+/** The event of a record write, made before the write so that a driver with an outbox stores
+ *  it in the write's transaction (its id and time are those published). */
+function recordEvent(ws: Workspace, def: CollectionDef, type: EventType, record: Doc, opts: RecordOpts): BusEvent {
   const actor = actorOf({ auth: opts.auth } as Request);
-  ctx.bus.publish({
-    type, app: ws.id, timestamp: ws.nowIso(), collection: def._id, data: record,
+  return {
+    id: newEventId(), type, app: ws.id, timestamp: ws.nowIso(), collection: def._id, data: record,
     ...(actor ? { actor } : {}),
     ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
-  });
+  };
+}
+
+/** Publishes a write's event, with the record as stored. */
+function publish(ctx: AppContext, event: BusEvent, record: Doc): void {
+  ctx.bus.publish({ ...event, data: record });
 }

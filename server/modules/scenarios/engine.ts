@@ -36,7 +36,7 @@ export class ScenarioEngine {
 
   /** Bus listener: runs every active scenario whose event trigger wants this event. */
   async onEvent(event: BusEvent): Promise<void> {
-    if (this.stopped || event.relayed || event.type === 'webhook.test') return;
+    if (this.stopped || event.relayed || event.recovered || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;
     const scenarios = (await (await ws.store(SCENARIOS)).all()) as unknown as ScenarioDoc[];

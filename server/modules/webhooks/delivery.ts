@@ -46,6 +46,8 @@ export class Deliverer {
 
   /** Bus listener: one delivery per active webhook that wants the event. */
   async onEvent(event: BusEvent): Promise<void> {
+    // Stopping: an event stored with its write stays stored, for a live process to deliver.
+    if (this.stopped && event.outboxed) throw new Error('The webhook deliverer is stopped');
     if (this.stopped || event.relayed || event.type === 'webhook.test') return;
     const ws = this.ctx.registry.get(event.app);
     if (!ws) return;

@@ -71,7 +71,8 @@ export const webhooksModule: Module = {
 
   async start(ctx: AppContext) {
     const deliverer = delivererOf(ctx);
-    ctx.bus.subscribe((event) => deliverer.onEvent(event));
+    // Owed: an event stored with its write is settled only once its deliveries are stored.
+    ctx.bus.subscribe((event) => deliverer.onEvent(event), { owed: true });
     ctx.closers.push(() => deliverer.stop());
     // The workspace's clock moved: retries it made due are attempted now, the others wait anew.
     onClockMove(ctx, (ws) => deliverer.resume(ws));

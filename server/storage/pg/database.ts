@@ -11,6 +11,7 @@ import { CountCache } from './count-cache.js';
 import { ReadBatch } from './read-batch.js';
 import { PgDocStore } from './pg-store.js';
 import { storeTableSql } from './store-tables.js';
+import type { Outbox } from './outbox.js';
 
 export type Queryable = pg.Pool | pg.PoolClient;
 
@@ -44,8 +45,14 @@ export class PgDatabase {
   /** Told of each store table this process wrote to, once the write is final (committed or
    *  undone): the relay passes it on to the other processes, which forget their totals of it. */
   onWritten?: (table: string) => void;
+  /** Where writes store the events they publish (outbox.ts): set when the server starts on this
+   *  database (its events are then dispatched and taken over); absent, writes store none. */
+  outbox?: Outbox;
 
   private constructor(readonly pool: pg.Pool, readonly url: string) {}
+
+  /** Closed with the server: every query refuses. */
+  get isClosed(): boolean { return this.closed; }
 
   /** Connects, checks and migrates (connection.ts); fails with a one-line DatabaseError. */
   static async open(url: string, options?: PgOptions): Promise<PgDatabase> {

@@ -9,12 +9,13 @@ import { checkObject } from '../field-names.js';
 import { DEFAULT_SORT, project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { finishWindow, windowKeys } from '../page-window.js';
 import { activeWriteGroup } from '../write-group.js';
-import type { IndexSpec } from '../store.js';
+import type { IndexSpec, WriteOptions } from '../store.js';
 import type { Store } from '../store.js';
 import type { PgDatabase } from './database.js';
 import { CountCache } from './count-cache.js';
 import { listSql, pathExpr, whereSql, Params } from './sql-query.js';
 import { createIndex, dropIndex, indexKeyOf } from './store-tables.js';
+import { outboxText, withOutbox } from './outbox.js';
 
 function checkKeys(doc: unknown): void {
   try {
@@ -122,10 +123,23 @@ export class PgDocStore implements Store {
     return (await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.table}`)).rows[0].n;
   }
 
-  async insert(doc: Doc): Promise<Doc> {
+  async insert(doc: Doc, options?: WriteOptions): Promise<Doc> {
     checkKeys(doc);
-    const row = (await this.writing(() => this.db.query<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, toJson(doc)], undefined, `${this.table}_ins`))).rows[0];
+    const json = toJson(doc);
+    const row = (await this.writeWithEvent(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, json], 'ins', options?.event, json)).rows[0];
     return row.doc;
+  }
+
+  /** Runs write statement `text` (returning rows) and, when it is given an event and this
+   *  process has an outbox, stores the event in the outbox by the same statement (so in the
+   *  same transaction) for every write that returned a row; marks the event stored then. */
+  private async writeWithEvent<R extends pg.QueryResultRow>(text: string, values: unknown[], name: string, event: WriteOptions['event'], dataJson?: string): Promise<pg.QueryResult<R>> {
+    const outbox = event ? this.db.outbox : undefined;
+    if (!event || !outbox) return this.writing(() => this.db.query<R>(text, values, undefined, `${this.table}_${name}`));
+    const q = withOutbox(text, values, { id: event.id, workspace: event.app, origin: outbox.origin, text: outboxText(event, dataJson) });
+    const out = await this.writing(() => this.db.query<R>(q.text, q.values, undefined, `${this.table}_${name}_o`));
+    if (out.rowCount) event.outboxed = true;
+    return out;
   }
 
   async insertMany(docs: Doc[], on?: pg.PoolClient): Promise<void> {
@@ -142,14 +156,15 @@ export class PgDocStore implements Store {
     else await this.writing(() => this.db.tx(run));
   }
 
-  async replace(id: string, doc: Doc): Promise<Doc | undefined> {
+  async replace(id: string, doc: Doc, options?: WriteOptions): Promise<Doc | undefined> {
     const next = { ...doc, _id: id };
     checkKeys(next);
-    return (await this.writing(() => this.db.query<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, toJson(next)], undefined, `${this.table}_upd`))).rows[0]?.doc;
+    const json = toJson(next);
+    return (await this.writeWithEvent<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, json], 'upd', options?.event, json)).rows[0]?.doc;
   }
 
-  async remove(id: string): Promise<boolean> {
-    return ((await this.writing(() => this.db.query(`DELETE FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_del`))).rowCount ?? 0) > 0;
+  async remove(id: string, options?: WriteOptions): Promise<boolean> {
+    return ((await this.writeWithEvent(`DELETE FROM ${this.table} WHERE id = $1 RETURNING id`, [id], 'del', options?.event)).rowCount ?? 0) > 0;
   }
 
   async removeWhere(conditions: Condition[]): Promise<number> {

@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import { indexName, orderedIndexesSql, sortIndexSql } from './sql-query.js';
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -333,6 +333,21 @@ async function v9(c: pg.PoolClient): Promise<void> {
   }
 }
 
+// Version 10: the outbox (outbox.ts). A write that publishes an event stores it here in its own
+// transaction; the process that wrote it deletes it once its webhook deliveries are stored and it
+// is relayed to the other processes, and a live process takes over the events of one that died
+// first. `origin` is the process (relay origin) dispatching it; `event` its JSON text.
+const V10 = `
+CREATE TABLE homebase_outbox (
+  id text COLLATE "C" PRIMARY KEY,
+  workspace text COLLATE "C" NOT NULL,
+  origin text COLLATE "C" NOT NULL,
+  event text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX homebase_outbox_origin ON homebase_outbox (origin, created_at);
+`;
+
 type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
 const sql = (text: (hasIcu: boolean) => string): Upgrade => (c, hasIcu) => c.query(text(hasIcu));
 
@@ -347,6 +362,7 @@ const UPGRADES: Upgrade[] = [
   sql(() => V7),
   v8,
   v9,
+  sql(() => V10),
 ]; 
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */

@@ -11,6 +11,8 @@ import { logger } from '../../core/logger.js';
 import { Registry } from '../registry.js';
 import type { PgBackend } from '../workspace.js';
 import type { PgDatabase } from './database.js';
+import { Outbox, OUTBOX_SWEEP_MS, type OutboxRow } from './outbox.js';
+import type { EventRelay } from './coordination.js';
 
 /** Events waiting to be relayed at most; control messages are never dropped. */
 const RELAY_QUEUE_MAX = 100_000;
@@ -46,7 +48,8 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
       await ws.settings.reload();
       return registry.notifyReplaced(ws, { local: true });
     }
-    bus.publish({ ...(message as BusEvent), relayed: true });
+    const { outboxed: _o, recovered: _r, ...event } = message as BusEvent;
+    bus.publish({ ...event, relayed: true });
   };
   // The listener was cut and is back: control messages sent meanwhile are lost, so everything
   // they keep in step is read again (workspaces, settings, store handles, and each module's
@@ -80,7 +83,7 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
   // that did not go out, after a short pause (the database may be back). Only past the bound of
   // waiting events (the database away for long) are events dropped, and said so.
   const { RelayFailure } = await import('./coordination.js');
-  const queue: Array<[string, unknown]> = [];
+  const queue: Array<[string, unknown, ((sent: boolean) => void)?]> = [];
   let sending = false;
   let dropped = 0;
   const send = async () => {
@@ -88,24 +91,25 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     while (queue.length && !relay.isClosed) {
       const batch = queue.slice(0, RELAY_BATCH_MAX);
       try {
-        await relay.publishMany(batch);
-        queue.splice(0, batch.length);
+        await relay.publishMany(batch.map(([w, m]) => [w, m]));
+        for (const [, , done] of queue.splice(0, batch.length)) done?.(true);
       } catch (err) {
         const sent = err instanceof RelayFailure ? err.sent : 0;
-        queue.splice(0, sent);
+        for (const [, , done] of queue.splice(0, sent)) done?.(true);
         logger.warn({ err: (err as Error).message, waiting: queue.length }, 'events could not be relayed to the other processes yet; trying again');
         await new Promise((r) => setTimeout(r, RELAY_RETRY_MS).unref?.());
       }
     }
     sending = false;
   };
-  const tell = (workspace: string, message: unknown) => {
+  const tell = (workspace: string, message: unknown, done?: (sent: boolean) => void) => {
     const control = (message as Control).$control !== undefined;
     if (!control && queue.length >= RELAY_QUEUE_MAX) {
       if (dropped++ % 1000 === 0) logger.warn({ workspace, dropped }, 'events not relayed to the other processes: too many waiting');
+      done?.(false);
       return;
     }
-    queue.push([workspace, message]);
+    queue.push([workspace, message, done]);
     if (!sending) void send();
   };
   // Lists' totals are kept only while other processes' writes are heard (count-cache.ts): the
@@ -135,6 +139,42 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     await relay.close();
     throw err;
   }
-  bus.forward = (event) => tell(event.app, event);
+  // An event stored with its write (the outbox) is settled once it went out to the other
+  // processes and this process's webhooks stored its deliveries; its row then goes.
+  const outbox = new Outbox(db, relay.origin);
+  db.outbox = outbox;
+  bus.forward = (event) => {
+    const { outboxed, recovered: _r, ...message } = event;
+    if (!outboxed) return tell(event.app, message);
+    return new Promise<void>((resolve, reject) => tell(event.app, message, (sent) => (sent ? resolve() : reject(new Error('not relayed')))));
+  };
+  bus.settled = (event) => outbox.settled(event.id);
+  startOutboxSweep(outbox, relay, async (origins) => {
+    const live = await liveOrigins(db, origins);
+    return new Set(origins.filter((o) => !live.has(o)));
+  }, async (row) => {
+    const ws = registry!.get(row.workspace) ?? await registry!.adopt(row.workspace);
+    const event = JSON.parse(row.event) as BusEvent;
+    if (!ws) { outbox.settled(row.id); return; } // the workspace is gone: nothing is owed
+    bus.publish({ ...event, outboxed: true, recovered: true });
+  });
   return registry;
+}
+
+/** Every OUTBOX_SWEEP_MS: the events of processes that are gone (and this process's own that it
+ *  could not finish with) are claimed and dispatched here, oldest first. Stops with the relay. */
+function startOutboxSweep(outbox: Outbox, relay: EventRelay, isGone: (origins: string[]) => Promise<Set<string>>, dispatch: (row: OutboxRow) => Promise<void>): void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (relay.isClosed) { clearInterval(timer); return; }
+    if (running || relay.listenerPid === undefined) return; // cut off: this process may be the one thought gone
+    running = true;
+    void (async () => {
+      const rows = await outbox.claim(isGone);
+      for (const row of rows) await dispatch(row);
+      if (rows.length) logger.info({ events: rows.length }, 'dispatched events left by a process that is gone');
+    })().catch((err) => logger.warn({ err: (err as Error).message }, 'could not look for events left by other processes'))
+      .finally(() => { running = false; });
+  }, OUTBOX_SWEEP_MS);
+  timer.unref();
 }

@@ -1,0 +1,103 @@
+// The outbox: an event published by a write is stored in the write's own transaction
+// (homebase_outbox, one row per event, written by the same statement as the write), so a write
+// is never committed without it. The process that wrote it dispatches it as it always did (its
+// webhooks store the deliveries, the relay passes it to the other processes) and then deletes
+// the row. If that process dies first (SIGKILL right after answering), a live process finds the
+// row, claims it and dispatches the event in its stead; a row its own process could not finish
+// with (the database away for long) is dispatched again after a while. Dispatching twice is
+// harmless: a webhook delivery's id is made from the event and the webhook (stored once), and
+// the relayed event keeps its id, which realtime clients de-duplicate on.
+import type { BusEvent } from '../../core/bus.js';
+import type { PgDatabase } from './database.js';
+
+/** How often a process looks for events left by processes that are gone. */
+export const OUTBOX_SWEEP_MS = 2000;
+/** A process's own event still stored this long after it was written is dispatched again (its
+ *  first dispatch failed: storing its deliveries is tried for about a minute). */
+export const OUTBOX_OWN_STALE_MS = 120_000;
+/** Pause before deleting dispatched events' rows is tried again. */
+const FLUSH_RETRY_MS = 500;
+/** Events claimed at once by a sweep. */
+const CLAIM_MAX = 500;
+
+/** The JSON text of an event as the outbox keeps it (the driver's marks left out); `dataJson`,
+ *  the JSON of its data when the caller has it already (the written document). */
+export function outboxText(event: BusEvent, dataJson?: string): string {
+  const { outboxed: _o, recovered: _r, relayed: _rel, data, ...rest } = event;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"data":${dataJson ?? JSON.stringify(data)}}`;
+}
+
+/** A data-modifying statement `write` (returning rows) wrapped so that, for every row it
+ *  returns, the event is stored in the outbox by the same statement. Parameters of the outbox
+ *  row follow `values`. */
+export function withOutbox(write: string, values: unknown[], event: { id: string; workspace: string; origin: string; text: string }): { text: string; values: unknown[] } {
+  const n = values.length;
+  return {
+    text: `WITH w AS (${write}), o AS (INSERT INTO homebase_outbox (id, workspace, origin, event) SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4} FROM w LIMIT 1) SELECT * FROM w`,
+    values: [...values, event.id, event.workspace, event.origin, event.text],
+  };
+}
+
+export interface OutboxRow { id: string; workspace: string; event: string; created_at: Date }
+
+export class Outbox {
+  private done: string[] = [];
+  private flushing = false;
+
+  constructor(private readonly db: PgDatabase, readonly origin: string) {}
+
+  /** The event was dispatched (deliveries stored, relayed): its row goes, with those of the
+   *  same moment in one statement. Committed without waiting for the disk: a row that comes
+   *  back after a crash of the database is only dispatched again. */
+  settled(id: string): void {
+    this.done.push(id);
+    if (!this.flushing) { this.flushing = true; setImmediate(() => void this.flush()); }
+  }
+
+  private async flush(): Promise<void> {
+    while (this.done.length) {
+      const ids = this.done.splice(0, 1000);
+      try {
+        await this.db.tx(async (c) => {
+          await c.query('SET LOCAL synchronous_commit = off');
+          await c.query({ name: 'hb_outbox_del', text: 'DELETE FROM homebase_outbox WHERE id = ANY($1::text[])', values: [ids] });
+        });
+      } catch {
+        // The database away a moment: tried again shortly (stored meanwhile, they would only be
+        // dispatched again, after a while or by another process if this one dies).
+        if (this.db.isClosed) { this.done = []; this.flushing = false; return; }
+        this.done.unshift(...ids);
+        setTimeout(() => void this.flush(), FLUSH_RETRY_MS).unref();
+        return;
+      }
+    }
+    this.flushing = false;
+  }
+
+  /** Claims the events of processes that are gone (`isGone` answers which of the origins) and
+   *  this process's own stale ones, oldest first. */
+  async claim(isGone: (origins: string[]) => Promise<Set<string>>): Promise<OutboxRow[]> {
+    const origins = (await this.db.query<{ origin: string }>(
+      `SELECT DISTINCT origin FROM homebase_outbox WHERE origin <> $1 OR created_at < now() - $2 * interval '1 millisecond'`,
+      [this.origin, OUTBOX_OWN_STALE_MS])).rows.map((r) => r.origin);
+    if (!origins.length) return [];
+    const others = origins.filter((o) => o !== this.origin);
+    const gone = others.length ? [...await isGone(others)] : [];
+    const own = origins.includes(this.origin);
+    if (!gone.length && !own) return [];
+    const rows = (await this.db.query<OutboxRow>(`
+      WITH c AS (
+        SELECT id, created_at FROM homebase_outbox
+        WHERE origin = ANY($2::text[]) OR ($3 AND origin = $1 AND created_at < now() - $4 * interval '1 millisecond')
+        ORDER BY created_at LIMIT ${CLAIM_MAX} FOR UPDATE SKIP LOCKED)
+      UPDATE homebase_outbox o SET origin = $1, created_at = now() FROM c WHERE o.id = c.id
+      RETURNING o.id, o.workspace, o.event, c.created_at`, [this.origin, gone, own, OUTBOX_OWN_STALE_MS])).rows;
+    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+  }
+
+  /** Events still stored (tests and diagnostics). */
+  async pending(): Promise<number> {
+    return (await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM homebase_outbox')).rows[0].n;
+  }
+}
