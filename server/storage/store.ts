@@ -13,6 +13,10 @@ import type { BusEvent } from '../core/bus.js';
  *  effects, never the write. The event is stored only when the write changed something. */
 export interface WriteOptions { event?: BusEvent }
 
+/** What an `update` may store with it: `event(next)`, the event of the change that writes
+ *  `next` (as `WriteOptions.event`, made once the next version is known). */
+export interface UpdateOptions { event?: (next: Doc) => BusEvent }
+
 export interface IndexSpec { fieldName: string; unique?: boolean }
 
 /** The key of an index: a compound index ("b,a") is keyed by its fields sorted and
@@ -38,6 +42,11 @@ export interface Store {
   all(): Promise<Doc[]>;
   count(): Promise<number>;
   insert(doc: Doc, options?: WriteOptions): Promise<Doc>;
+  /** Inserts `doc` unless a document with its id is there (resolves to undefined then), in one
+   *  step that needs no `exclusive` section: where the driver has it (PostgreSQL: one statement
+   *  instead of a lock, a read, the insert and an unlock). Callers fall back to
+   *  `exclusive(id)` + `get` + `insert` where it is absent. */
+  insertNew?(doc: Doc, options?: WriteOptions): Promise<Doc | undefined>;
   insertMany(docs: Doc[]): Promise<void>;
   replace(id: string, doc: Doc, options?: WriteOptions): Promise<Doc | undefined>;
   remove(id: string, options?: WriteOptions): Promise<boolean>;
@@ -50,9 +59,12 @@ export interface Store {
    *  process and, on PostgreSQL, across processes. */
   exclusive<T>(key: string, fn: () => Promise<T> | T): Promise<T>;
   /** Reads document `id`, computes its next version with `change` (undefined: leave it) and
-   *  writes it, within `exclusive(id)`. Resolves to the stored result, or undefined when the
-   *  document is missing or `change` left it. */
-  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>): Promise<Doc | undefined>;
+   *  writes it, as one read-modify-write: every change made through here applies to the
+   *  previous one's result. The embedded driver runs it within `exclusive(id)`; PostgreSQL
+   *  writes only if the row is still the version read (else it reads again and calls `change`
+   *  again: `change` may run more than once and must only compute). Resolves to the stored
+   *  result, or undefined when the document is missing or `change` left it. */
+  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>, options?: UpdateOptions): Promise<Doc | undefined>;
   ensureIndex(spec: IndexSpec): Promise<void>;
   removeIndex(fieldName: string): Promise<void>;
   listIndexes(): Promise<Array<{ fieldName: string; unique: boolean }>>;

@@ -115,15 +115,22 @@ export async function createRecord(ctx: AppContext, ws: Workspace, collectionId:
 
   const store = await recordsStore(ws, def);
   const id = (_id as string | undefined) ?? newId();
-  return store.exclusive(id, async () => {
-    if (await store.get(id)) throw ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
+  const taken = () => ApiError.conflict(`A record with _id '${id}' already exists`, { field: '_id' });
+  const create = async (insert: (doc: Doc, event: BusEvent) => Promise<Doc | undefined>) => {
     const owner = (_owner as string | undefined) ?? opts.auth?.userId;
     const now = ws.nowIso();
     const doc: Doc = { _id: id, ...data, ...(owner ? { _owner: owner } : {}), createdAt: now, updatedAt: now };
     const event = recordEvent(ws, def, 'record.created', doc, opts);
-    const record = await write(store, def, doc, () => store.insert(doc, { event }));
+    const record = await write(store, def, doc, () => insert(doc, event));
+    if (!record) throw taken();
     publish(ctx, event, record);
     return record;
+  };
+  // One step where the driver checks the id as it inserts; else alone on the id, read then insert.
+  if (store.insertNew) return create((doc, event) => store.insertNew!(doc, { event }));
+  return store.exclusive(id, async () => {
+    if (await store.get(id)) throw taken();
+    return create((doc, event) => store.insert(doc, { event }));
   });
 }
 
@@ -133,14 +140,23 @@ export async function updateRecord(ctx: AppContext, ws: Workspace, collectionId:
   checkAccess(def, 'update', opts.auth);
   assertObject(patch);
   const store = await recordsStore(ws, def);
-  // Read, check and write alone among the changes to this record: concurrent partial updates
-  // apply one after another, each answer showing the record right after its own change.
-  return store.exclusive(id, () => applyUpdate(ctx, ws, def, store, id, patch, opts));
+  // Read, check and write as one read-modify-write of the record (store.update): concurrent
+  // partial updates apply one after another, each answer showing the record right after its
+  // own change.
+  let event: BusEvent | undefined;
+  let next: Doc | undefined;
+  const record = await write(store, def, () => next!, () => store.update(id, async (existing) => {
+    next = await applyUpdate(ws, def, id, existing, patch, opts);
+    return next;
+  }, { event: (doc) => (event = recordEvent(ws, def, 'record.updated', doc, opts, event?.id)) }));
+  if (!record) throw ApiError.notFound('Record', id);
+  // A driver that stores no event with the write never asked for it.
+  publish(ctx, event ?? recordEvent(ws, def, 'record.updated', record, opts), record);
+  return record;
 }
 
-async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, store: Store, id: string, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
-  const existing = await store.get(id);
-  if (!existing) throw ApiError.notFound('Record', id);
+/** The checks of a partial update against the record as it stands, and its next version. */
+async function applyUpdate(ws: Workspace, def: CollectionDef, id: string, existing: Doc, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
   assertMayRead(def, opts.auth, existing);
   assertRecordAccess(def, 'update', opts.auth, existing);
   opts.precondition?.(existing);
@@ -154,12 +170,7 @@ async function applyUpdate(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   if (errors.length) throw ApiError.validation(errors);
   await checkReferences(ws, def, rest);
 
-  const next: Doc = { ...existing, ...rest, _id: id, updatedAt: ws.nowIso() };
-  const event = recordEvent(ws, def, 'record.updated', next, opts);
-  const record = await write(store, def, next, () => store.replace(id, next, { event }));
-  if (!record) throw ApiError.notFound('Record', id);
-  publish(ctx, event, record);
-  return record;
+  return { ...existing, ...rest, _id: id, updatedAt: ws.nowIso() };
 }
 
 /** Whole replacement: the record becomes `body`; fields not sent are removed, required fields
@@ -266,12 +277,15 @@ async function checkReferences(ws: Workspace, def: CollectionDef, data: Record<s
   if (errors.length) throw ApiError.validation(errors);
 }
 
-/** Runs a store write; a unique violation becomes a 409 naming the field when it can. */
-async function write<T>(store: Store, def: CollectionDef, doc: Doc, op: () => Promise<T>): Promise<T> {
+/** Runs a store write; a unique violation becomes a 409 naming the field when it can. `doc`:
+ *  what was written (or a function giving it, once the write has computed it). */
+async function write<T>(store: Store, def: CollectionDef, written: Doc | (() => Doc), op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (err) {
     if (!(err instanceof UniqueViolationError)) throw err;
+    const doc = typeof written === 'function' ? written() : written;
+    if (!doc) throw err;
     for (const [key, unique] of desiredIndexes(def)) {
       if (!unique) continue;
       const fields = key.split(',');
@@ -289,10 +303,10 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** The event of a record write, made before the write so that a driver with an outbox stores
  *  it in the write's transaction (its id and time are those published). */
-function recordEvent(ws: Workspace, def: CollectionDef, type: EventType, record: Doc, opts: RecordOpts): BusEvent {
+function recordEvent(ws: Workspace, def: CollectionDef, type: EventType, record: Doc, opts: RecordOpts, id = newEventId()): BusEvent {
   const actor = actorOf({ auth: opts.auth } as Request);
   return {
-    id: newEventId(), type, app: ws.id, timestamp: ws.nowIso(), collection: def._id, data: record,
+    id, type, app: ws.id, timestamp: ws.nowIso(), collection: def._id, data: record,
     ...(actor ? { actor } : {}),
     ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
   };

@@ -9,7 +9,7 @@ import { checkObject } from '../field-names.js';
 import { DEFAULT_SORT, project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { finishWindow, windowKeys } from '../page-window.js';
 import { activeWriteGroup } from '../write-group.js';
-import type { IndexSpec, WriteOptions } from '../store.js';
+import type { IndexSpec, UpdateOptions, WriteOptions } from '../store.js';
 import type { Store } from '../store.js';
 import type { PgDatabase } from './database.js';
 import { CountCache } from './count-cache.js';
@@ -26,6 +26,8 @@ function checkKeys(doc: unknown): void {
 }
 
 const toJson = (doc: Doc) => JSON.stringify(doc);
+/** Lost races of an `update` before it goes on inside the document's exclusive section. */
+const UPDATE_TRIES_UNLOCKED = 3;
 /** How long a store trusts its list of ordered indexes (PgDocStore.orderedFields). */
 const ORDERED_TTL_MS = 10_000;
 
@@ -130,6 +132,12 @@ export class PgDocStore implements Store {
     return row.doc;
   }
 
+  async insertNew(doc: Doc, options?: WriteOptions): Promise<Doc | undefined> {
+    checkKeys(doc);
+    const json = toJson(doc);
+    return (await this.writeWithEvent<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING RETURNING doc`, [doc._id, json], 'insn', options?.event, json)).rows[0]?.doc;
+  }
+
   /** Runs write statement `text` (returning rows) and, when it is given an event and this
    *  process has an outbox, stores the event in the outbox by the same statement (so in the
    *  same transaction) for every write that returned a row; marks the event stored then. */
@@ -186,14 +194,35 @@ export class PgDocStore implements Store {
     return this.db.exclusive(this.table, key, fn);
   }
 
-  /** A read-modify-write of one document under `exclusive(id)`: every process updating it
-   *  through here applies its change to the previous one's result. */
-  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>): Promise<Doc | undefined> {
+  /** A read-modify-write of one document without a lock: the row is read with its version
+   *  (`xmin`, the transaction that wrote it) and written only if it is still that version, in
+   *  one statement with the change's event; a row changed meanwhile (by any writer, in any
+   *  process) is read again and `change` applied to it again. Every process updating a document
+   *  through here thus applies its change to the previous one's result, in two round trips
+   *  instead of four (lock, read, write, unlock). After a few lost races the tries go on inside
+   *  `exclusive(id)`, so that writers of one hot document take turns. */
+  async update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>, options?: UpdateOptions): Promise<Doc | undefined> {
+    if (typeof id !== 'string' || id.includes('\u0000')) return undefined;
+    const attempt = async (): Promise<{ done: true; doc: Doc | undefined } | { done: false }> => {
+      const row = (await this.db.query<{ doc: Doc; v: string }>(`SELECT doc, xmin::text AS v FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_getv`)).rows[0];
+      if (!row) return { done: true, doc: undefined };
+      const next = await change(row.doc);
+      if (!next) return { done: true, doc: undefined };
+      const doc = { ...next, _id: id };
+      checkKeys(doc);
+      const json = toJson(doc);
+      const out = await this.writeWithEvent<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 AND xmin = $3::xid RETURNING doc`, [id, json, row.v], 'updv', options?.event?.(doc), json);
+      return out.rows[0] ? { done: true, doc: out.rows[0].doc } : { done: false };
+    };
+    for (let tries = 0; tries < UPDATE_TRIES_UNLOCKED; tries++) {
+      const r = await attempt();
+      if (r.done) return r.doc;
+    }
     return this.exclusive(id, async () => {
-      const current = await this.get(id);
-      if (!current) return undefined;
-      const next = await change(current);
-      return next ? this.replace(id, next) : undefined;
+      for (;;) {
+        const r = await attempt();
+        if (r.done) return r.doc;
+      }
     });
   }
 
