@@ -30,6 +30,34 @@ function cacheFolder() {
   return home ? join(home, '.cache', 'homebase') : undefined;
 }
 
+/** The value of V8's --heap-growing-percent this process was started with (V8's default: 0). */
+function heapGrowingPercentAtStart() {
+  let value = 0;
+  for (const arg of [...(process.env.NODE_OPTIONS ?? '').split(/\s+/), ...process.execArgv]) {
+    const set = /^--heap[-_]growing[-_]percent=(\d+)$/.exec(arg);
+    if (set) value = Number(set[1]);
+  }
+  return value;
+}
+
+/** The script's code cache, made under the V8 settings it was compiled with. V8 stamps a cache
+ *  with a hash of the settings in force when it is made and rejects it at a start whose
+ *  settings differ; the server changes one as it starts (its heap growing factor,
+ *  server/core/heap-growth.ts, which says the value it set in homebase.heapGrowingPercent), so
+ *  a cache made after the start was rejected by every next start, which compiled everything
+ *  again. The setting is put back to the start's value for the moment the cache takes to make. */
+function cachedDataAsCompiled(script) {
+  const serverSet = globalThis[Symbol.for('homebase.heapGrowingPercent')];
+  if (typeof serverSet !== 'number') return script.createCachedData();
+  const v8 = require('node:v8');
+  v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercentAtStart()}`);
+  try {
+    return script.createCachedData();
+  } finally {
+    v8.setFlagsFromString(`--heap-growing-percent=${serverSet}`);
+  }
+}
+
 /** Runs `file` (a CommonJS module) as the main program; returns once its top level has run. */
 function runCommonJs(file) {
   // The build writes the bundle in ASCII (scripts/bundle-server.mjs): read as Latin-1, which is
@@ -64,7 +92,7 @@ function runCommonJs(file) {
       try {
         mkdirSync(folder, { recursive: true, mode: 0o700 });
         const part = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(part, Buffer.concat([key, script.createCachedData()]), { mode: 0o600 });
+        writeFileSync(part, Buffer.concat([key, cachedDataAsCompiled(script)]), { mode: 0o600 });
         renameSync(part, cacheFile); // whole or not at all, also when two starts race
       } catch { /* a read-only or full disk: start without a cache next time too */ }
     });

@@ -24,4 +24,7 @@ export function applyHeapGrowth(percent: number): void {
   if (percent <= 0 || applied === percent) return;
   v8.setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
   applied = percent;
+  // The bin's code cache is made under the settings the server's code was compiled with, and
+  // puts this one back afterwards (bin/code-cache.js): it reads the value here.
+  (globalThis as Record<symbol, unknown>)[Symbol.for('homebase.heapGrowingPercent')] = Math.round(percent);
 }
