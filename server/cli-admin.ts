@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireLock } from './storage/lock.js';
-import { Registry } from './storage/registry.js';
+import type { Registry } from './storage/registry.js';
+import { openDataFolder } from './storage/open-storage.js';
 import { EventBus } from './core/bus.js';
 import { resolveConfig } from './core/config.js';
 import type { AppContext } from './modules/context.js';
@@ -115,7 +116,7 @@ async function viaFolder(o: AdminOptions): Promise<AdminResult> {
   let registry: Registry | undefined;
   try {
     const config = resolveConfig({ data: o.data, compactEvery: 0 });
-    registry = await Registry.load(o.data, undefined, 0);
+    registry = await openDataFolder(o.data, undefined, 0);
     const ctx: AppContext = createContext({ config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] });
     const ws = registry.get(o.workspace);
     if (!ws) throw new AdminCommandError(`No workspace '${o.workspace}' in ${o.data} (it has: ${registry.list().map((w) => w._id).join(', ') || 'none'})`);

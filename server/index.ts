@@ -9,10 +9,10 @@ import { ConfigError, resolveConfig, isLoopbackHost, type ServerConfig, type Ser
 import { applyHeapGrowth } from './core/heap-growth.js';
 import { FirstAdminInput } from './modules/users/index.js';
 import { hashAhead } from './modules/users/index.js';
-import { Registry } from './storage/registry.js';
+import { openStorage } from './storage/open-storage.js';
+import type { Registry } from './storage/registry.js';
 import { acquireLock } from './storage/lock.js';
 import { DatabaseError } from './storage/pg/database-error.js';
-import type { PgDatabase } from './storage/pg/database.js';
 import { EventBus } from './core/bus.js';
 import type { AppContext } from './modules/context.js';
 import { createContext } from './modules/server-state.js';
@@ -54,19 +54,13 @@ export async function createServer(options: ServerOptions = {}): Promise<Homebas
   const config = resolveConfig(options);
   checkAdminOptions(config);
   applyHeapGrowth(config.heapGrowingPercent);
-  if (config.database) {
-    // The URL is checked, the server reached and the driver's schema created or upgraded (a newer
-    // one is refused) before anything else. Loaded only when asked for: the embedded default
-    // never pays for the pg client.
-    const { PgDatabase } = await import('./storage/pg/database.js');
-    return assemble(config, await PgDatabase.open(config.database));
-  }
-  return assemble(config, undefined);
+  return assemble(config);
 }
 
-/** Builds the server on the embedded stores (`db` undefined) or on PostgreSQL. */
-async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promise<HomebaseServer> {
+/** Builds the server on the storage engine the configuration names. */
+async function assemble(config: ServerConfig): Promise<HomebaseServer> {
   let releaseLock: (() => void) | undefined;
+  let opened: Registry | undefined;
   if (config.dataDir) {
     mkdirSync(config.dataDir, { recursive: true });
     releaseLock = acquireLock(config.dataDir);
@@ -74,10 +68,11 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
   try {
     // A first start (in memory, or an empty data folder) creates the first admin: its password
     // hash, most of a start's time, is begun now and made while the rest of the start runs.
-    if (!db && config.adminPassword && (!config.dataDir || !existsSync(join(config.dataDir, 'homebase.json')))) hashAhead(config.adminPassword, config.bcryptCost);
+    if (!config.database && config.adminPassword && (!config.dataDir || !existsSync(join(config.dataDir, 'homebase.json')))) hashAhead(config.adminPassword, config.bcryptCost);
     const bus = new EventBus();
-    // The PostgreSQL side (storage/pg/start.ts and the pg client under it) is loaded only with a database.
-    const registry = db ? await (await import('./storage/pg/start.js')).openOnDatabase(db, config, bus) : await Registry.load(config.dataDir, config.consoleToken, config.compactEvery);
+    // The engine is picked here, once (storage/open-storage.ts): with a database the URL is
+    // checked, the server reached and its schema created or upgraded before anything else.
+    const registry = opened = await openStorage(config, bus);
     const ctx: AppContext = createContext({ config, registry, bus, upgradeHandlers: [], closers: [] });
     const app = buildApp(ctx, modules);
     for (const m of modules) await m.start?.(ctx);
@@ -92,7 +87,7 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
       const { generatedPassword } = await createFirstWorkspace(ctx, {
         _id: config.workspace, name: config.workspace,
         admin: { email: config.adminEmail, ...(config.adminPassword ? { password: config.adminPassword } : {}) },
-      }, !config.dataDir && !db && !config.seed);
+      }, !config.dataDir && !config.database && !config.seed);
       if (generatedPassword) generatedAdmin = { workspace: config.workspace, email: config.adminEmail, password: generatedPassword };
     }
     // A seed fills the default workspace when it is still empty (see docs/testing.md).
@@ -115,15 +110,14 @@ async function assemble(config: ServerConfig, db: PgDatabase | undefined): Promi
         problems.push((err as Error).message);
       } finally {
         releaseLock?.();
-        await registry.database?.relay?.close().catch(() => undefined);
-        await db?.close().catch(() => undefined);
+        await registry.engine.close(); // closed by registry.close already, unless it was not reached
       }
       if (problems.length) throw new ShutdownError(problems);
     })());
     return { app, ctx, config, consoleToken: registry.consoleToken, generatedAdmin, close };
   } catch (err) {
     releaseLock?.();
-    await db?.close().catch(() => undefined);
+    await opened?.engine.close();
     throw err;
   }
 }

@@ -15,6 +15,9 @@
 // empty at module level is filled at run time, so it must be one of the few memo caches of
 // immutable values (or notes on one request) listed in MODULE_LEVEL_ALLOWED. A collection made
 // with its contents (`new Set(['GET', 'HEAD'])`) is a constant table and is not counted.
+// Inside storage/, the engine-neutral files (the registry, the workspace, the interfaces) use
+// an engine only through engine.ts: one file, open-storage.ts, picks the engine at start and is
+// the only one of them that imports storage/embedded/ or storage/pg/ (their tests may).
 // Otherwise tests and the test harness may import anything.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -79,7 +82,7 @@ function reachesPastFace(list: Array<{ file: string; spec: string; target: strin
 const ENGINES = [join(SERVER, 'storage', 'embedded'), join(SERVER, 'storage', 'pg')];
 const ENGINE_BLIND = [MODULES, join(SERVER, 'v2')];
 /** Naming the PostgreSQL driver in code: a workspace's or the registry's handle on it. */
-const NAMES_PG = /\.pg\b|\bregistry\.database\b|\bPg(?:Backend|Database)\b/;
+const NAMES_PG = /\.pg\b|\bregistry\.database\b|\bPg(?:Backend|Database|Engine)\b/;
 
 /** Every .ts file under `dir`, tests included. */
 function allFiles(dir: string): string[] {
@@ -94,6 +97,18 @@ const inside = (dir: string, file: string) => !relative(dir, file).startsWith('.
 /** The imports of the modules and the v2 face that reach into an engine's folder. */
 function engineImports(list: Array<{ file: string; spec: string; target: string }>): string[] {
   return list.filter(({ file, target }) => ENGINE_BLIND.some((d) => inside(d, file)) && ENGINES.some((d) => inside(d, target)))
+    .map(({ file, spec }) => `${relative(SERVER, file)} imports ${spec}`);
+}
+
+const STORAGE = join(SERVER, 'storage');
+/** The one engine-neutral file of storage/ that picks the engine, and so imports the engines. */
+const ENGINE_FACTORY = join(STORAGE, 'open-storage.ts');
+
+/** The imports of storage's engine-neutral files (storage/ outside the engines' folders) that
+ *  reach into an engine's folder, but the factory's. */
+function neutralStorageEngineImports(list: Array<{ file: string; spec: string; target: string }>): string[] {
+  return list.filter(({ file, target }) => inside(STORAGE, file) && !ENGINES.some((d) => inside(d, file)) && file !== ENGINE_FACTORY
+    && ENGINES.some((d) => inside(d, target)))
     .map(({ file, spec }) => `${relative(SERVER, file)} imports ${spec}`);
 }
 
@@ -234,6 +249,29 @@ describe('layers', () => {
     expect(engineImports([embedded, pgFile, neutral, storageItself])).toEqual(['modules/workspaces/state.ts imports ../../storage/embedded/swap.js', 'v2/batch.ts imports ../storage/pg/pg-store.js']);
     expect(['if (ws.pg) return', 'ws.pg?.tell(ws.id, T, {})', 'ctx.registry.database?.hear(T, h)'].every((l) => NAMES_PG.test(l))).toBe(true);
     expect(['ws.processes.tell(ws.id, T, {})', "const page = 'pg';"].some((l) => NAMES_PG.test(l))).toBe(false);
+  });
+
+  it('the engine-neutral files of storage/ import an engine only through the one factory (open-storage.ts)', () => {
+    const neutral = files.filter((f) => inside(STORAGE, f) && !ENGINES.some((d) => inside(d, f)));
+    expect(neutral.map((f) => relative(STORAGE, f))).toEqual(expect.arrayContaining(['registry.ts', 'workspace.ts', 'engine.ts', 'open-storage.ts']));
+    expect(neutralStorageEngineImports(edges(neutral))).toEqual([]);
+    // ... and name no driver: what they need of one goes through engine.ts.
+    const naming = neutral.filter((f) => f !== ENGINE_FACTORY)
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((line, i) => ({ line, at: `${relative(SERVER, f)}:${i + 1}` })))
+      .filter(({ line }) => NAMES_PG.test(line.replace(/\/\/.*$|^\s*\*.*$/, '')))
+      .map(({ at, line }) => `${at}: ${line.trim()}`);
+    expect(naming).toEqual([]);
+  });
+
+  it('the storage check sees a neutral file importing an engine, and lets the factory and the engines be', () => {
+    const registry = join(STORAGE, 'registry.ts');
+    const bad = { file: registry, spec: './embedded/engine.js', target: join(STORAGE, 'embedded', 'engine.ts') };
+    const badPg = { file: join(STORAGE, 'workspace.ts'), spec: './pg/database.js', target: join(STORAGE, 'pg', 'database.ts') };
+    const factory = { file: ENGINE_FACTORY, spec: './embedded/engine.js', target: join(STORAGE, 'embedded', 'engine.ts') };
+    const engineItself = { file: join(STORAGE, 'embedded', 'engine.ts'), spec: './stores.js', target: join(STORAGE, 'embedded', 'stores.ts') };
+    const neutral = { file: registry, spec: './engine.js', target: join(STORAGE, 'engine.ts') };
+    expect(neutralStorageEngineImports([bad, badPg, factory, engineItself, neutral]))
+      .toEqual(['storage/registry.ts imports ./embedded/engine.js', 'storage/workspace.ts imports ./pg/database.js']);
   });
 
   it('users and auth do not import each other: users imports nothing of auth', () => {

@@ -10,6 +10,7 @@ import { startServer, type ServerOptions, type StartedServer } from '../index.js
 import { insertUser } from '../modules/users/repo.js';
 import { createSession } from '../modules/auth/sessions.js';
 import { assertConforms, looseRequest } from './openapi-conformance.js';
+import type { PgEngine } from '../storage/pg/engine.js';
 
 /** The driver under test: `postgres` runs the suites' servers on PostgreSQL. */
 export const TEST_DRIVER: 'embedded' | 'postgres' = process.env.HOMEBASE_TEST_DRIVER === 'postgres' ? 'postgres' : 'embedded';
@@ -77,6 +78,13 @@ let userCounter = 0;
 
 export const TEST_ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 
+/** The PostgreSQL engine under a server (its database, its relay), undefined on the embedded
+ *  stores: for tests that look at the driver itself. */
+export function pgEngineOf(srv: StartedServer): PgEngine | undefined {
+  const engine = srv.ctx.registry.engine;
+  return 'db' in engine ? engine as PgEngine : undefined; // a type import: the embedded runs never load the pg client
+}
+
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   const onPg = TEST_DRIVER === 'postgres' && options.data === undefined && options.inMemory === undefined && options.database === undefined;
   const pgSetup = onPg ? await pgServerOptions() : undefined;
@@ -85,7 +93,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     bcryptCost: 4, loginRateLimit: false,
     adminEmail: TEST_ADMIN.email, adminPassword: TEST_ADMIN.password, ...options,
   }).catch((err) => { pgSetup?.remove(); throw err; });
-  if (onPg && !srv.ctx.registry.database) throw new Error('HOMEBASE_TEST_DRIVER=postgres, yet the server is not on PostgreSQL');
+  if (onPg && !pgEngineOf(srv)) throw new Error('HOMEBASE_TEST_DRIVER=postgres, yet the server is not on PostgreSQL');
   const workspace = options.workspace ?? 'demo';
   const api = `${srv.url}/app/${workspace}`;
   const send = async (method: string, url: string, token: string | null | undefined, options: RequestOptions = {}) => {

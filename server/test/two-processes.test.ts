@@ -8,7 +8,7 @@ import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, stopOwnCluster, testDatabase, type TestServer } from './harness.js';
+import { pgEngineOf, startTestServer, stopOwnCluster, testDatabase, type TestServer } from './harness.js';
 import { PG_SKIP_REASON } from './pg-cluster.js';
 import { startReceiver, waitFor, type Receiver } from './receiver.js';
 import { TestSocket, realtimeUrl } from '../modules/realtime/test-socket.js';
@@ -242,7 +242,7 @@ describe.skipIf(!!PG_SKIP_REASON)('two servers on one database', () => {
       await waitFor(async () => (await fired(a)).length > count, 15_000, 'a tick');
       // b's listening connection ends; the change to a yearly schedule made meanwhile through a
       // never reaches b as a message. Once back, b reads every schedule again.
-      const relay = b.srv.ctx.registry.database!.relay!;
+      const relay = pgEngineOf(b.srv)!.relay!;
       const pid = relay.listenerPid;
       const admin = new pg.Client({ connectionString: database });
       await admin.connect();

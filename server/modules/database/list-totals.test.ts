@@ -2,7 +2,7 @@
 // last count of each filter and forgets it when the collection is written to, by this process or
 // another), and `skipTotal=true` for callers who do not need it (meta.total -1), on v1 and v2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_DRIVER, type TestServer } from '../../test/harness.js';
+import { pgEngineOf, startTestServer, TEST_DRIVER, type TestServer } from '../../test/harness.js';
 import { useTwoServers } from '../../test/two-servers.js';
 import { waitFor } from '../../test/receiver.js';
 
@@ -97,7 +97,7 @@ describe('exact totals', () => {
   });
 
   it.skipIf(TEST_DRIVER !== 'postgres')('on PostgreSQL the count of a filter is kept, and forgotten on a write', async () => {
-    const db = t.srv.ctx.registry.database!.db;
+    const db = pgEngineOf(t.srv)!.db;
     await total('filter[role]=admin&filter[age][$gte]=10&limit=2');
     expect(db.counts.kept).toBeGreaterThan(0);
     expect((await t.req('POST', '/database/people', { body: { role: 'guest' } })).status).toBe(201);

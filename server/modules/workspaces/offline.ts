@@ -4,7 +4,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireLock } from '../../storage/lock.js';
-import { Registry } from '../../storage/registry.js';
+import type { Registry } from '../../storage/registry.js';
+import { openDataFolder } from '../../storage/open-storage.js';
 import { EventBus } from '../../core/bus.js';
 import { ApiError, StorageFailure } from '../../core/errors.js';
 import { resolveConfig } from '../../core/config.js';
@@ -22,7 +23,7 @@ export async function withDataFolder<T>(dataDir: string, fn: (ctx: AppContext) =
   let registry: Registry | undefined;
   try {
     const config = resolveConfig({ data: dataDir, compactEvery: 0 });
-    registry = await Registry.load(dataDir, undefined, 0);
+    registry = await openDataFolder(dataDir, undefined, 0);
     const ctx: AppContext = createContext({ config, registry, bus: new EventBus(), upgradeHandlers: [], closers: [] });
     return await fn(ctx);
   } catch (err) {

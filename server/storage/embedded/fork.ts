@@ -9,7 +9,8 @@ import { constants as fsConstants } from 'node:fs';
 import { DocStore, type Doc } from './doc-store.js';
 import { compactText } from './datafile.js';
 import * as disk from '../disk.js';
-import type { Workspace, WorkspaceSettings } from '../workspace.js';
+import { checkStoreName, type WorkspaceSettings } from '../workspace.js';
+import type { EmbeddedStores } from './stores.js';
 
 /** Where a hard link cannot be made (a file system without them, a file with too many names):
  *  the store file is copied instead. */
@@ -39,13 +40,13 @@ async function shareFile(from: string, to: string): Promise<{ bytes: number; lin
  *  as one moment of the source: the copies share the source's documents and indexes; on disk
  *  every store's write queue is held while its file is linked (or copied), and the copy starts
  *  loaded. Resolves to the settings of that same moment. */
-export async function copyStores(source: Workspace, target: Workspace, skip: ReadonlySet<string>): Promise<WorkspaceSettings> {
+export async function copyStores(source: EmbeddedStores, target: EmbeddedStores, skip: ReadonlySet<string>): Promise<WorkspaceSettings> {
   const names = (await source.storeNames()).filter((n) => !skip.has(n));
   const stores = await Promise.all(names.map((n) => source.docStore(n)));
   const copy = async () => {
     // One synchronous step: every store and the settings as they are at this instant.
     const sources = stores.map((s) => s.copySource());
-    const settings = structuredClone(source.settings.data);
+    const settings = structuredClone(source.ws.settings.data);
     const files = await Promise.all(names.map(async (name, i) => {
       const from = source.fileOf(name);
       const to = target.fileOf(name);
@@ -70,9 +71,9 @@ export async function copyStores(source: Workspace, target: Workspace, skip: Rea
 
 /** Fills `target`, a new embedded workspace, with `stores` (a snapshot's documents, never
  *  mutated): in memory they are shared, on disk each store's file is written first. */
-export async function fillStores(target: Workspace, stores: ReadonlyMap<string, Doc[]>): Promise<void> {
+export async function fillStores(target: EmbeddedStores, stores: ReadonlyMap<string, Doc[]>): Promise<void> {
   for (const [name, docs] of stores) {
-    target.checkStoreName(name);
+    checkStoreName(name);
     const specs = [{ fieldName: 'createdAt', unique: false, sparse: false }];
     const file = target.fileOf(name);
     let bytes = 0;

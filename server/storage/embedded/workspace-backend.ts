@@ -10,6 +10,7 @@ import { compactText } from './datafile.js';
 import { Swap } from './swap.js';
 import type { SwapFiles, WorkspaceBackend } from '../workspace-backend.js';
 import type { Workspace, WorkspaceSettings } from '../workspace.js';
+import type { EmbeddedStores } from './stores.js';
 
 const isCollectionStore = (name: string) => name.startsWith('collections/');
 
@@ -66,13 +67,13 @@ function stageChanged(store: DocStore, docs: Doc[]): StagedChange | undefined {
 }
 
 export class EmbeddedWorkspaceBackend implements WorkspaceBackend {
-  constructor(private readonly ws: Workspace) {}
+  constructor(private readonly ws: Workspace, private readonly stores: EmbeddedStores) {}
 
   async captureStores(skip: ReadonlySet<string>, copyDocs: boolean): Promise<Map<string, Doc[]>> {
     const stores = new Map<string, Doc[]>();
     for (const name of await this.ws.storeNames()) {
       if (skip.has(name)) continue;
-      const store = await this.ws.docStore(name);
+      const store = await this.stores.docStore(name);
       const live = store.all();
       const docs = copyDocs ? live.map((d) => model.deepCopy(d)) : live;
       stores.set(name, docs);
@@ -84,7 +85,7 @@ export class EmbeddedWorkspaceBackend implements WorkspaceBackend {
   async swap(targets: Map<string, Doc[] | null>, settings: WorkspaceSettings, files?: SwapFiles): Promise<void> {
     const ws = this.ws;
     const open = new Map<string, DocStore>();
-    for (const [name, docs] of targets) if (docs) open.set(name, await ws.docStore(name));
+    for (const [name, docs] of targets) if (docs) open.set(name, await this.stores.docStore(name));
     const names = [...open.keys()].sort();
 
     // Hold every store's write queue (a delivery or an execution being written meanwhile waits).
@@ -95,7 +96,7 @@ export class EmbeddedWorkspaceBackend implements WorkspaceBackend {
     const reload = await held(0);
     // Stores rebuilt or dropped: their file is already in place on disk; loaded afresh on next use.
     for (const [name, docs] of reload) {
-      if (ws.dir) await ws.forgetStore(name);
+      if (ws.dir) await this.stores.forgetStore(name);
       else { await ws.dropStore(name); if (docs) await (await ws.store(name)).replaceAll(docs); }
     }
   }
@@ -135,12 +136,12 @@ export class EmbeddedWorkspaceBackend implements WorkspaceBackend {
       const swap = await Swap.begin(ws.dir);
       try {
         for (const { name, change } of staged) {
-          if (change.rewrite) await swap.rewrite(ws.fileOf(name)!, change.text);
-          else await swap.append(ws.fileOf(name)!, change.text);
+          if (change.rewrite) await swap.rewrite(this.stores.fileOf(name)!, change.text);
+          else await swap.append(this.stores.fileOf(name)!, change.text);
         }
         for (const [name, docs] of reload) {
-          if (docs) await swap.rewrite(ws.fileOf(name)!, compactText(docs, [{ fieldName: 'createdAt' }]));
-          else swap.remove(ws.fileOf(name)!);
+          if (docs) await swap.rewrite(this.stores.fileOf(name)!, compactText(docs, [{ fieldName: 'createdAt' }]));
+          else swap.remove(this.stores.fileOf(name)!);
         }
         if (settings) await swap.rewrite(join(ws.dir, 'settings.json'), JSON.stringify(settings, null, 2));
         for (const path of plan?.remove ?? []) swap.remove(path);
@@ -155,7 +156,7 @@ export class EmbeddedWorkspaceBackend implements WorkspaceBackend {
       // On disk now: the same changes in memory.
       for (const { name, change } of staged) {
         change.apply();
-        change.store.fileReplaced((await stat(ws.fileOf(name)!).catch(() => undefined))?.size ?? 0);
+        change.store.fileReplaced((await stat(this.stores.fileOf(name)!).catch(() => undefined))?.size ?? 0);
       }
       if (settings) ws.settings.adopt(settings);
       if (plan) await files!.written(plan);

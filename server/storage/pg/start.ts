@@ -1,5 +1,5 @@
-// Starting on PostgreSQL (`--database`): the registry in the database, and what the processes
-// sharing it exchange. Every event published here goes to the other processes through the
+// Starting on PostgreSQL (`--database`): the registry over the PostgreSQL engine (engine.ts),
+// and what the processes sharing it exchange. Every event published here goes to the other processes through the
 // relay (LISTEN/NOTIFY), where it reaches their realtime sockets; webhooks and scenarios act on
 // an event only in the process that published it, so each happens once. Changes other
 // processes must know of travel the same way as control messages: a workspace created, deleted
@@ -9,7 +9,7 @@ import type { EventBus, BusEvent } from '../../core/bus.js';
 import type { ServerConfig } from '../../core/config.js';
 import { logger } from '../../core/logger.js';
 import { Registry } from '../registry.js';
-import type { PgBackend } from '../workspace.js';
+import { PgEngine, type PgBackend } from './engine.js';
 import type { PgDatabase } from './database.js';
 import { Outbox, OUTBOX_SWEEP_MS, type OutboxRow } from './outbox.js';
 import type { EventRelay } from './coordination.js';
@@ -134,7 +134,7 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
     hear: (topic, handler) => { handlers.set(topic, handler); },
   };
   try {
-    registry = await Registry.loadPg(backend, config.filesDir!, config.consoleToken);
+    registry = await Registry.open(new PgEngine(backend, config.filesDir!), config.consoleToken);
   } catch (err) {
     await relay.close();
     throw err;

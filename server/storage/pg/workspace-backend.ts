@@ -3,7 +3,8 @@
 import type { Doc } from '../query.js';
 import type { KeptSnapshots, SwapFiles, WorkspaceBackend } from '../workspace-backend.js';
 import { keptSnapshots } from './kept-snapshots.js';
-import type { PgBackend, Workspace, WorkspaceSettings } from '../workspace.js';
+import type { Workspace, WorkspaceSettings } from '../workspace.js';
+import type { PgBackend } from './engine.js';
 
 export class PgWorkspaceBackend implements WorkspaceBackend {
   readonly snapshots: KeptSnapshots;
