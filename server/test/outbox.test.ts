@@ -5,7 +5,7 @@
 // PostgreSQL suite only (the embedded driver keeps no outbox: docs/webhooks.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, TEST_DRIVER, type TestServer } from './harness.js';
+import { pgEngineOf, startTestServer, TEST_DRIVER, type TestServer } from './harness.js';
 import { startReceiver, waitFor, type Receiver } from './receiver.js';
 import { TestSocket, realtimeUrl } from '../modules/realtime/test-socket.js';
 import { UniqueViolationError } from '../storage/errors.js';
@@ -20,7 +20,7 @@ describe.skipIf(TEST_DRIVER !== 'postgres')('the outbox on PostgreSQL', () => {
 
   beforeAll(async () => {
     t = await startTestServer();
-    db = t.srv.ctx.registry.database!.db;
+    db = pgEngineOf(t.srv)!.db;
     rx = await startReceiver();
     expect((await t.req('POST', '/database', { body: { _id: 'items', setting: { read: 'public', write: 'private', update: 'private' } } })).status).toBe(201);
   }, 60_000);
@@ -35,7 +35,7 @@ describe.skipIf(TEST_DRIVER !== 'postgres')('the outbox on PostgreSQL', () => {
     await store.insert({ _id: 'o1', code: 'A' }, { event: first });
     expect(first.outboxed).toBe(true);
     const row = await outboxRow(first.id);
-    expect(row.origin).toBe(t.srv.ctx.registry.database!.origin);
+    expect(row.origin).toBe(t.srv.ctx.registry.processes.origin);
     expect(JSON.parse(row.event)).toEqual({ id: first.id, type: 'record.created', timestamp: first.timestamp, app: t.workspace, collection: 'items', data: { _id: 'o1', code: 'A' } });
 
     // Refused by the unique index: neither the record nor its event.
