@@ -8,6 +8,7 @@
 // harmless: a webhook delivery's id is made from the event and the webhook (stored once), and
 // the relayed event keeps its id, which realtime clients de-duplicate on.
 import type { BusEvent } from '../../core/bus.js';
+import pg from 'pg';
 import type { PgDatabase } from './database.js';
 
 /** How often a process looks for events left by processes that are gone. */
@@ -59,10 +60,18 @@ export class Outbox {
     while (this.done.length) {
       const ids = this.done.splice(0, 1000);
       try {
-        await this.db.tx(async (c) => {
-          await c.query('SET LOCAL synchronous_commit = off');
-          await c.query({ name: 'hb_outbox_del', text: 'DELETE FROM homebase_outbox WHERE id = ANY($1::text[])', values: [ids] });
-        });
+        // One round trip: a transaction of three statements in one simple query, on the pool
+        // itself (never on a write group's transaction, whose context a settle may run in).
+        // A connection whose statement failed may be left in the failed transaction: dropped.
+        if (this.db.isClosed) throw new Error('closed');
+        const c = await this.db.pool.connect();
+        try {
+          await c.query(`BEGIN; SET LOCAL synchronous_commit = off; DELETE FROM homebase_outbox WHERE id = ANY(${pg.escapeLiteral(`{${ids.map((id) => `"${id.replace(/["\\]/g, '\\$&')}"`).join(',')}}`)}::text[]); COMMIT`);
+          c.release();
+        } catch (err) {
+          c.release(true);
+          throw err;
+        }
       } catch {
         // The database away a moment: tried again shortly (stored meanwhile, they would only be
         // dispatched again, after a while or by another process if this one dies).

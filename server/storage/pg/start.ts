@@ -110,7 +110,9 @@ export async function openOnDatabase(db: PgDatabase, config: ServerConfig, bus: 
       return;
     }
     queue.push([workspace, message, done]);
-    if (!sending) void send();
+    // Sent on the next turn: the notice of the tables a write changed (told on the same turn as
+    // its event) then goes in the same notification as the event.
+    if (!sending) { sending = true; setImmediate(() => void send()); }
   };
   // Lists' totals are kept only while other processes' writes are heard (count-cache.ts): the
   // tables this process wrote to go out as one control message per turn of the event loop.
