@@ -199,12 +199,16 @@ export class PgDocStore implements Store {
    *  one statement with the change's event; a row changed meanwhile (by any writer, in any
    *  process) is read again and `change` applied to it again. Every process updating a document
    *  through here thus applies its change to the previous one's result, in two round trips
-   *  instead of four (lock, read, write, unlock). After a few lost races the tries go on inside
+   *  instead of four (lock, read, write, unlock), the read sent with the other reads by id of
+   *  its turn (read-batch.ts). After a few lost races the tries go on inside
    *  `exclusive(id)`, so that writers of one hot document take turns. */
   async update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>, options?: UpdateOptions): Promise<Doc | undefined> {
     if (typeof id !== 'string' || id.includes('\u0000')) return undefined;
     const attempt = async (): Promise<{ done: true; doc: Doc | undefined } | { done: false }> => {
-      const row = (await this.db.query<{ doc: Doc; v: string }>(`SELECT doc, xmin::text AS v FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_getv`)).rows[0];
+      // With the other reads by id of this turn (read-batch.ts), but inside a write group.
+      const row = activeWriteGroup()
+        ? (await this.db.query<{ doc: Doc; v: string }>(`SELECT doc, xmin::text AS v FROM ${this.table} WHERE id = $1`, [id], undefined, `${this.table}_getv`)).rows[0]
+        : await this.db.reads.readVersioned(this.table, id);
       if (!row) return { done: true, doc: undefined };
       const next = await change(row.doc);
       if (!next) return { done: true, doc: undefined };

@@ -16,8 +16,10 @@ import type { Doc } from '../query.js';
 /** At most this many documents of one table in one statement (the rest go in the next). */
 export const MAX_BATCH_IDS = 500;
 
-type Waiter = { resolve: (doc: Doc | undefined) => void; reject: (err: unknown) => void };
-type Run = (text: string, values: unknown[], name?: string) => Promise<pg.QueryResult<{ s: number; id: string; doc: Doc }>>;
+/** A document read, with its row's version (`xmin` as text: an update checks it is unchanged). */
+export interface VersionedDoc { doc: Doc; v: string }
+type Waiter = { resolve: (row: VersionedDoc | undefined) => void; reject: (err: unknown) => void };
+type Run = (text: string, values: unknown[], name?: string) => Promise<pg.QueryResult<{ s: number; id: string; doc: Doc; v: string }>>;
 
 export class ReadBatch {
   /** Reads waiting for the next statement: table → id → who asked. */
@@ -28,7 +30,12 @@ export class ReadBatch {
   constructor(private readonly run: Run) {}
 
   /** Document `id` of store table `table`, read with whatever else is asked in this turn. */
-  read(table: string, id: string): Promise<Doc | undefined> {
+  async read(table: string, id: string): Promise<Doc | undefined> {
+    return (await this.readVersioned(table, id))?.doc;
+  }
+
+  /** `read`, with the row's version. */
+  readVersioned(table: string, id: string): Promise<VersionedDoc | undefined> {
     return new Promise((resolve, reject) => {
       let byId = this.pending.get(table);
       if (!byId) this.pending.set(table, byId = new Map());
@@ -51,7 +58,7 @@ export class ReadBatch {
       if (byId.size <= MAX_BATCH_IDS) continue;
       const rest = new Map([...byId].slice(MAX_BATCH_IDS));
       for (const id of rest.keys()) byId.delete(id);
-      for (const [id, waiters] of rest) for (const w of waiters) this.read(table, id).then(w.resolve, w.reject);
+      for (const [id, waiters] of rest) for (const w of waiters) this.readVersioned(table, id).then(w.resolve, w.reject);
     }
     void this.send(batch);
   }
@@ -74,15 +81,15 @@ export class ReadBatch {
  *  (prepared on each connection once) when the tables are store tables (hb_s_<n>) whose numbers
  *  make a short name. */
 export function batchSql(tables: string[]): { text: string; name?: string } {
-  const text = tables.map((t, k) => `SELECT ${k} AS s, id, doc FROM ${t} WHERE id = ANY($${k + 1}::text[])`).join(' UNION ALL ');
+  const text = tables.map((t, k) => `SELECT ${k} AS s, id, doc, xmin::text AS v FROM ${t} WHERE id = ANY($${k + 1}::text[])`).join(' UNION ALL ');
   const numbers = tables.map((t) => /^hb_s_(\d+)$/.exec(t)?.[1]);
   const name = numbers.every((n) => n !== undefined) ? `hb_get_${numbers.join('_')}` : undefined;
   return { text, name: name && name.length <= 60 ? name : undefined };
 }
 
-function settle(batch: Map<string, Map<string, Waiter[]>>, tables: string[], rows: Array<{ s: number; id: string; doc: Doc }>): void {
-  const found = tables.map(() => new Map<string, Doc>());
-  for (const r of rows) found[r.s].set(r.id, r.doc);
+function settle(batch: Map<string, Map<string, Waiter[]>>, tables: string[], rows: Array<{ s: number; id: string; doc: Doc; v: string }>): void {
+  const found = tables.map(() => new Map<string, VersionedDoc>());
+  for (const r of rows) found[r.s].set(r.id, { doc: r.doc, v: r.v });
   tables.forEach((t, k) => {
     for (const [id, waiters] of batch.get(t)!) for (const w of waiters) w.resolve(found[k].get(id));
   });
