@@ -337,15 +337,16 @@ async function v9(c: pg.PoolClient): Promise<void> {
 // transaction; the process that wrote it deletes it once its webhook deliveries are stored and it
 // is relayed to the other processes, and a live process takes over the events of one that died
 // first. `origin` is the process (relay origin) dispatching it; `event` its JSON text.
+// Idempotent, as every upgrade (a database set back to an earlier version runs it again).
 const V10 = `
-CREATE TABLE homebase_outbox (
+CREATE TABLE IF NOT EXISTS homebase_outbox (
   id text COLLATE "C" PRIMARY KEY,
   workspace text COLLATE "C" NOT NULL,
   origin text COLLATE "C" NOT NULL,
   event text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX homebase_outbox_origin ON homebase_outbox (origin, created_at);
+CREATE INDEX IF NOT EXISTS homebase_outbox_origin ON homebase_outbox (origin, created_at);
 `;
 
 type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
