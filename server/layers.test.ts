@@ -163,6 +163,7 @@ const MODULE_LEVEL_ALLOWED = new Set([
   'modules/webhooks/filter.ts compiled', // compiled matcher per match text, bounded
   'modules/workspaces/files.ts written', // signature written per file-source object
   'v2/envelope.ts objectTags', // ETag per immutable document object
+  'v2/envelope.ts listLinks', // JSON text of a list URL per origin/workspace/collection, bounded
   'v2/etag.ts byText', // ETag per text, bounded
   'v2/graphql/handler.ts byCollections', // schema per immutable list of definitions
   'v2/graphql/handler.ts byWorkspace', // last schema per shape hash
