@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { StoreQuery } from '../../storage/query.js';
 import type { EventType } from '../../shared/events.js';
+import { newEventId, type BusEvent } from '../../core/bus.js';
 import { actorOf, type AuthInfo } from '../caller.js';
 import { ApiError } from '../../core/errors.js';
 import { withoutReadOnly } from '../../core/read-only.js';
@@ -27,13 +28,20 @@ export interface ListResult<T> { data: T[]; total: number }
 
 // ---- helpers ----------------------------------------------------------------------------
 
-function publish(ctx: AppContext, ws: Workspace, type: EventType, data: Record<string, unknown>, opts: ServiceOpts) {
-  ctx.bus.publish({
-    type, app: ws.id, timestamp: ws.nowIso(), data,
+/** The event of a chat write, made before the write so that a driver with an outbox stores it
+ *  with the write (its id and time are those published). */
+function chatEvent(ws: Workspace, type: EventType, data: Record<string, unknown>, opts: ServiceOpts): BusEvent {
+  return {
+    id: newEventId(), type, app: ws.id, timestamp: ws.nowIso(), data,
     // actorOf only reads req.auth: the same actor whether the change came by REST or not.
     actor: actorOf({ auth: opts.auth } as Request),
     ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
-  });
+  };
+}
+
+/** Publishes a chat write's event, with what the write stored. */
+function publish(ctx: AppContext, event: BusEvent, data: Record<string, unknown>) {
+  ctx.bus.publish({ ...event, data });
 }
 
 export async function loadChannel(ws: Workspace, id: string): Promise<ChannelDoc> {
@@ -77,9 +85,12 @@ async function existingUsers(ws: Workspace, ids: string[], field: string): Promi
   return unique;
 }
 
-async function saveChannel(ws: Workspace, doc: ChannelDoc): Promise<ChannelDoc> {
-  const saved = await (await channelsStore(ws)).replace(doc._id, doc);
+/** Writes a channel's next version with its `channel.updated` event, and publishes it. */
+async function saveChannel(ctx: AppContext, ws: Workspace, doc: ChannelDoc, opts: ServiceOpts): Promise<ChannelDoc> {
+  const event = chatEvent(ws, 'channel.updated', publicChannel(doc), opts);
+  const saved = await (await channelsStore(ws)).replace(doc._id, doc, { event });
   if (!saved) throw ApiError.notFound('Channel', doc._id);
+  publish(ctx, event, publicChannel(saved));
   return saved as ChannelDoc;
 }
 
@@ -124,8 +135,9 @@ export async function createChannel(ctx: AppContext, ws: Workspace, input: unkno
     createdAt: now,
     updatedAt: now,
   };
-  const saved = publicChannel(await (await channelsStore(ws)).insert(doc));
-  publish(ctx, ws, 'channel.created', saved, opts);
+  const event = chatEvent(ws, 'channel.created', publicChannel(doc), opts);
+  const saved = publicChannel(await (await channelsStore(ws)).insert(doc, { event }));
+  publish(ctx, event, saved);
   return saved;
 }
 
@@ -164,9 +176,7 @@ export async function updateChannel(ctx: AppContext, ws: Workspace, id: string, 
       next.memberships = members.map((userId) => ({ userId, joinedAt: joined.get(userId) ?? next.updatedAt }));
       next._owner = ownerAfter(channel, next.memberships);
     }
-    const saved = publicChannel(await saveChannel(ws, next));
-    publish(ctx, ws, 'channel.updated', saved, opts);
-    return saved;
+    return publicChannel(await saveChannel(ctx, ws, next, opts));
   });
 }
 
@@ -175,9 +185,10 @@ export async function deleteChannel(ctx: AppContext, ws: Workspace, id: string, 
   await withChannelLock(ctx.state.chats, ws, id, async () => {
     const channel = await loadChannel(ws, id);
     assertOwnerOrAdmin(channel, opts.auth, 'delete this channel');
-    await (await channelsStore(ws)).remove(id);
+    const event = chatEvent(ws, 'channel.deleted', publicChannel(channel), opts);
+    await (await channelsStore(ws)).remove(id, { event });
     await (await messagesStore(ws)).removeWhere([{ path: 'channelId', op: '$eq', values: [id] }]);
-    publish(ctx, ws, 'channel.deleted', publicChannel(channel), opts);
+    publish(ctx, event, event.data);
   });
 }
 
@@ -206,10 +217,9 @@ export async function addMember(ctx: AppContext, ws: Workspace, channelId: strin
     const now = ws.nowIso();
     const membership = { userId, joinedAt: now };
     const memberships = [...channel.memberships, membership];
-    const saved = await saveChannel(ws, {
+    const saved = await saveChannel(ctx, ws, {
       ...channel, members: [...channel.members, userId], memberships, _owner: ownerAfter(channel, memberships), updatedAt: now,
-    });
-    publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
+    }, opts);
     return memberEntry(ws, saved, membership);
   });
 }
@@ -222,10 +232,9 @@ export async function removeMember(ctx: AppContext, ws: Workspace, channelId: st
     if (userId !== opts.auth.userId) assertOwnerOrAdmin(channel, opts.auth, 'remove other members');
     if (!isMember(channel, userId)) throw ApiError.notFound('Member', userId);
     const memberships = channel.memberships.filter((m) => m.userId !== userId);
-    const saved = await saveChannel(ws, {
+    await saveChannel(ctx, ws, {
       ...channel, members: channel.members.filter((u) => u !== userId), memberships, _owner: ownerAfter(channel, memberships), updatedAt: ws.nowIso(),
-    });
-    publish(ctx, ws, 'channel.updated', publicChannel(saved), opts);
+    }, opts);
   });
 }
 
@@ -257,8 +266,9 @@ export async function postMessage(ctx: AppContext, ws: Workspace, input: PostMes
     createdAt: now,
     updatedAt: now,
   };
-  const saved = (await (await messagesStore(ws)).insert(doc)) as MessageDoc;
-  publish(ctx, ws, 'message.created', saved, opts);
+  const event = chatEvent(ws, 'message.created', doc as unknown as Record<string, unknown>, opts);
+  const saved = (await (await messagesStore(ws)).insert(doc, { event })) as MessageDoc;
+  publish(ctx, event, saved);
   return saved;
 }
 
@@ -294,9 +304,10 @@ async function applyMessageUpdate(ctx: AppContext, ws: Workspace, id: string, in
   const next: MessageDoc = mode === 'replace'
     ? { ...message, ...messageFields(parseBody(replaceMessageSchema, given)), updatedAt: ws.nowIso() }
     : { ...message, ...parseBody(updateMessageSchema, given), updatedAt: ws.nowIso() };
-  const saved = (await (await messagesStore(ws)).replace(id, next)) as MessageDoc | undefined;
+  const event = chatEvent(ws, 'message.updated', next as unknown as Record<string, unknown>, opts);
+  const saved = (await (await messagesStore(ws)).replace(id, next, { event })) as MessageDoc | undefined;
   if (!saved) throw ApiError.notFound('Message', id);
-  publish(ctx, ws, 'message.updated', saved, opts);
+  publish(ctx, event, saved);
   return saved;
 }
 
@@ -305,7 +316,8 @@ export async function deleteMessage(ctx: AppContext, ws: Workspace, id: string, 
   await (await messagesStore(ws)).exclusive(id, async () => {
     const message = await loadMessage(ws, id);
     if (message.author._id !== opts.auth.userId && !opts.auth.isAdmin) throw ApiError.forbidden('Only the author or an administrator may delete a message');
-    if (!(await (await messagesStore(ws)).remove(id))) throw ApiError.notFound('Message', id);
-    publish(ctx, ws, 'message.deleted', message, opts);
+    const event = chatEvent(ws, 'message.deleted', message as unknown as Record<string, unknown>, opts);
+    if (!(await (await messagesStore(ws)).remove(id, { event }))) throw ApiError.notFound('Message', id);
+    publish(ctx, event, message);
   });
 }

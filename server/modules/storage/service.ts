@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { diskFailure } from '../../core/errors.js';
 import { copyFile, rename } from '../../storage/disk.js';
 import type { AppContext } from '../context.js';
-import type { Actor } from '../../core/bus.js';
+import { newEventId, type Actor, type BusEvent } from '../../core/bus.js';
 import { isValidId, newId } from '../../core/ids.js';
 import type { Doc } from '../../storage/query.js';
 import type { Store } from '../../storage/store.js';
@@ -60,6 +60,12 @@ export function fileObject(doc: FileDoc | Doc, wsId: string, apiBase: string): F
 /** A strong validator: a file's bytes never change under its id. */
 export function etagOf(doc: FileDoc): string {
   return `"${doc._id}-${doc.size.toString(36)}-${Date.parse(doc.createdAt).toString(36)}"`;
+}
+
+/** The event of a file write, made before the write so that a driver with an outbox stores it
+ *  with the write (its id and time are those published). */
+function fileEvent(ws: Workspace, type: 'file.uploaded' | 'file.deleted', file: FileObject, actor: Actor | undefined): BusEvent {
+  return { id: newEventId(), type, app: ws.id, timestamp: ws.nowIso(), data: file as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) };
 }
 
 /** The one storage service of a server. */
@@ -117,15 +123,17 @@ export class StorageService {
       }
       const now = ws.nowIso();
       const doc: FileDoc = { _id: id, name: input.name, size: input.size, type: input.type, _owner: input.owner, createdAt: now, updatedAt: now };
+      // The event is made before the write: a driver with an outbox stores it with the write.
+      const event = fileEvent(ws, 'file.uploaded', fileObject(doc, ws.id, apiBase), actor);
       let stored: FileDoc;
       try {
-        stored = await (await this.store(ws)).insert(doc) as FileDoc;
+        stored = await (await this.store(ws)).insert(doc, { event }) as FileDoc;
       } catch (err) {
         await rm(target, { force: true });
         throw err;
       }
       const file = fileObject(stored, ws.id, apiBase);
-      this.ctx.bus.publish({ type: 'file.uploaded', app: ws.id, timestamp: ws.nowIso(), data: file as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+      this.ctx.bus.publish({ ...event, data: file as unknown as Record<string, unknown> });
       return file;
     } finally {
       this.pending.delete(key);
@@ -136,10 +144,11 @@ export class StorageService {
   /** Deletes a file for `caller`: only its owner or an admin may (403 otherwise). */
   async remove(ws: Workspace, doc: FileDoc, caller: { userId: string; isAdmin: boolean }, actor: Actor | undefined, apiBase: string): Promise<void> {
     if (!caller.isAdmin && doc._owner !== caller.userId) throw ApiError.forbidden('Only the owner of a file or an admin may delete it');
-    const removed = await (await this.store(ws)).remove(doc._id);
+    const event = fileEvent(ws, 'file.deleted', fileObject(doc, ws.id, apiBase), actor);
+    const removed = await (await this.store(ws)).remove(doc._id, { event });
     await rm(await this.bytesPath(ws, doc._id), { force: true });
     if (!removed) return;
-    this.ctx.bus.publish({ type: 'file.deleted', app: ws.id, timestamp: ws.nowIso(), data: fileObject(doc, ws.id, apiBase) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+    this.ctx.bus.publish(event);
   }
 
   /** Removes bytes that no file object points to (after a reset, restore or import). */

@@ -8,6 +8,11 @@ import { ApiError } from '../../core/errors.js';
 import { UniqueViolationError } from '../../storage/errors.js';
 import { newId } from '../../core/ids.js';
 import type { User } from '../../shared/models.js';
+import type { BusEvent } from '../../core/bus.js';
+
+/** The event a user write publishes, made from the document it writes: a driver with an outbox
+ *  stores it with the write. */
+export type UserEventOf = (doc: UserDoc) => BusEvent;
 
 export interface UserDoc extends User { passwordHash: string; [key: string]: unknown }
 
@@ -88,7 +93,7 @@ export async function findUser(ws: Workspace, id: string): Promise<UserDoc | und
 export interface NewUser { email: string; password: string; name?: string; role?: string; [key: string]: unknown }
 
 /** Inserts a user; 409 when the email is taken. */
-export async function insertUser(ws: Workspace, input: NewUser, cost: number): Promise<UserDoc> {
+export async function insertUser(ws: Workspace, input: NewUser, cost: number, eventOf?: UserEventOf): Promise<UserDoc> {
   const store = await usersStore(ws);
   const email = normalizeEmail(input.email);
   if ((await store.findBy('email', email)).length) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
@@ -96,7 +101,7 @@ export async function insertUser(ws: Workspace, input: NewUser, cost: number): P
   const now = ws.nowIso();
   const doc = userDoc({ ...profile, email }, newId(), await hashPassword(password, cost), now, now);
   try {
-    return (await store.insert(doc)) as UserDoc;
+    return (await store.insert(doc, eventOf && { event: eventOf(doc) })) as UserDoc;
   } catch (err) {
     if (err instanceof UniqueViolationError) throw ApiError.conflict(`A user with email '${email}' already exists`, { field: 'email' });
     throw err;
@@ -121,7 +126,7 @@ export interface UserReplace { keep: readonly string[] }
 
 /** Applies a partial update (fields absent stay), or with `replace` a whole replacement; hashes
  *  a new password; 409 when the new email belongs to another user; 404 when the user is gone. */
-export async function updateUser(ws: Workspace, id: string, patch: UserPatch, cost: number, replace?: UserReplace): Promise<UserDoc> {
+export async function updateUser(ws: Workspace, id: string, patch: UserPatch, cost: number, replace?: UserReplace, eventOf?: UserEventOf): Promise<UserDoc> {
   const store = await usersStore(ws);
   const { password, ...fields } = patch;
   const passwordHash = password === undefined ? undefined : await hashPassword(password, cost);
@@ -139,7 +144,7 @@ export async function updateUser(ws: Workspace, id: string, patch: UserPatch, co
   }
   if (passwordHash) next.passwordHash = passwordHash;
   try {
-    const stored = await store.replace(id, next);
+    const stored = await store.replace(id, next, eventOf && { event: eventOf(next) });
     if (!stored) throw ApiError.notFound('User', id);
     return stored as UserDoc;
   } catch (err) {
@@ -156,12 +161,12 @@ function kept(current: UserDoc, keys: readonly string[]): Record<string, unknown
 }
 
 /** Deletes a user; resolves to the document as it was, or undefined when there was none. */
-export async function deleteUser(ws: Workspace, id: string): Promise<UserDoc | undefined> {
+export async function deleteUser(ws: Workspace, id: string, eventOf?: UserEventOf): Promise<UserDoc | undefined> {
   const store = await usersStore(ws);
   return store.exclusive(id, async () => {
     const current = (await store.get(id)) as UserDoc | undefined;
     if (!current) return undefined;
-    await store.remove(id);
+    await store.remove(id, eventOf && { event: eventOf(current) });
     return current;
   });
 }

@@ -3,7 +3,7 @@
 // admin: when it is deleted or demoted, the oldest remaining admin takes its place), and
 // publishing user.created / user.updated / user.deleted (public user only, never the hash).
 import type { AppContext } from '../context.js';
-import type { Actor } from '../../core/bus.js';
+import { newEventId, type Actor, type BusEvent } from '../../core/bus.js';
 import { ApiError } from '../../core/errors.js';
 import type { Workspace } from '../../storage/workspace.js';
 import type { StoreQuery } from '../../storage/query.js';
@@ -50,22 +50,39 @@ function assertNoHiddenField(q: StoreQuery): void {
 
 type UserEvent = 'user.created' | 'user.updated' | 'user.deleted';
 
-export function publishUserEvent(ctx: AppContext, ws: Workspace, type: UserEvent, user: UserDoc, actor?: Actor): void {
-  ctx.bus.publish({ type, app: ws.id, timestamp: ws.nowIso(), data: publicUser(user) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) });
+/** The event of a user write (the public user only), made before the write so that a driver
+ *  with an outbox stores it with the write (its id and time are those published). */
+function userEvent(ws: Workspace, type: UserEvent, user: UserDoc, actor?: Actor): BusEvent {
+  return { id: newEventId(), type, app: ws.id, timestamp: ws.nowIso(), data: publicUser(user) as unknown as Record<string, unknown>, ...(actor ? { actor } : {}) };
+}
+
+/** Publishes a user write's event (`event`, the one stored with the write; made now when the
+ *  write stored none) with the user as written. */
+function publishUserEvent(ctx: AppContext, ws: Workspace, type: UserEvent, user: UserDoc, actor: Actor | undefined, event: BusEvent | undefined): void {
+  ctx.bus.publish({ ...(event ?? userEvent(ws, type, user, actor)), data: publicUser(user) as unknown as Record<string, unknown> });
+}
+
+/** An event maker for a user write that keeps the event it made (the last, when the write was
+ *  tried again). */
+function eventKept(ws: Workspace, type: UserEvent, actor?: Actor): { of: (doc: UserDoc) => BusEvent; event?: BusEvent } {
+  const kept: { of: (doc: UserDoc) => BusEvent; event?: BusEvent } = { of: (doc) => (kept.event = userEvent(ws, type, doc, actor)) };
+  return kept;
 }
 
 export async function createUser(ctx: AppContext, ws: Workspace, input: NewUser, actor?: Actor): Promise<UserDoc> {
-  const user = await insertUser(ws, input, ctx.config.bcryptCost);
-  publishUserEvent(ctx, ws, 'user.created', user, actor);
+  const made = eventKept(ws, 'user.created', actor);
+  const user = await insertUser(ws, input, ctx.config.bcryptCost, made.of);
+  publishUserEvent(ctx, ws, 'user.created', user, actor, made.event);
   return user;
 }
 
 /** Creates the first admin of a new workspace and records it as such (the admin a reset keeps
  *  and the console signs in as). Its input was checked with FirstAdminInput. */
 export async function createFirstAdmin(ctx: AppContext, ws: Workspace, input: { email: string; password: string; name?: string }): Promise<UserDoc> {
-  const admin = await insertUser(ws, { email: input.email, password: input.password, name: input.name ?? 'Admin', role: 'admin' }, ctx.config.bcryptCost);
+  const made = eventKept(ws, 'user.created');
+  const admin = await insertUser(ws, { email: input.email, password: input.password, name: input.name ?? 'Admin', role: 'admin' }, ctx.config.bcryptCost, made.of);
   await ws.settings.update((d) => { d.firstAdminId = admin._id; });
-  publishUserEvent(ctx, ws, 'user.created', admin);
+  publishUserEvent(ctx, ws, 'user.created', admin, undefined, made.event);
   return admin;
 }
 
@@ -98,7 +115,8 @@ async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch
   if (patch.role !== undefined && current.role === 'admin' && patch.role !== 'admin' && (await countAdmins(ws)) <= 1) {
     throw ApiError.conflict('The workspace must keep at least one administrator', { field: 'role' });
   }
-  const user = await updateUser(ws, id, patch, ctx.config.bcryptCost, options.replace);
+  const made = eventKept(ws, 'user.updated', options.actor);
+  const user = await updateUser(ws, id, patch, ctx.config.bcryptCost, options.replace, made.of);
   if (current.role === 'admin' && user.role !== 'admin') {
     // His impersonations end with his admin rights (REST refuses their tokens from now on).
     ctx.state.users.ends.adminDemoted(ctx, ws, id);
@@ -107,7 +125,7 @@ async function applyUserChange(ctx: AppContext, ws: Workspace, id: string, patch
   if (patch.password !== undefined) {
     await ctx.state.users.ends.passwordChanged(ctx, ws, id, options.keepSessionId);
   }
-  publishUserEvent(ctx, ws, 'user.updated', user, options.actor);
+  publishUserEvent(ctx, ws, 'user.updated', user, options.actor, made.event);
   return user;
 }
 
@@ -121,12 +139,13 @@ async function applyUserRemoval(ctx: AppContext, ws: Workspace, id: string, acto
   if (current.role === 'admin' && (await countAdmins(ws)) <= 1) {
     throw ApiError.conflict('The last administrator of the workspace cannot be deleted');
   }
-  const removed = await deleteUser(ws, id);
+  const made = eventKept(ws, 'user.deleted', actor);
+  const removed = await deleteUser(ws, id, made.of);
   if (!removed) throw ApiError.notFound('User', id);
   ctx.state.users.ends.removed(ctx, ws, id);
   await moveFirstAdmin(ws, id);
   await ctx.state.users.ends.removedForgotten(ctx, ws, id);
-  publishUserEvent(ctx, ws, 'user.deleted', removed, actor);
+  publishUserEvent(ctx, ws, 'user.deleted', removed, actor, made.event);
 }
 
 /** The workspace's admins, oldest first (creation time, then id). */

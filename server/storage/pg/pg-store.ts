@@ -128,14 +128,14 @@ export class PgDocStore implements Store {
   async insert(doc: Doc, options?: WriteOptions): Promise<Doc> {
     checkKeys(doc);
     const json = toJson(doc);
-    const row = (await this.writeWithEvent(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, json], 'ins', options?.event, json)).rows[0];
+    const row = (await this.writeWithEvent(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) RETURNING doc`, [doc._id, json], 'ins', options?.event, sameData(options?.event, doc, json))).rows[0];
     return row.doc;
   }
 
   async insertNew(doc: Doc, options?: WriteOptions): Promise<Doc | undefined> {
     checkKeys(doc);
     const json = toJson(doc);
-    return (await this.writeWithEvent<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING RETURNING doc`, [doc._id, json], 'insn', options?.event, json)).rows[0]?.doc;
+    return (await this.writeWithEvent<{ doc: Doc }>(`INSERT INTO ${this.table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING RETURNING doc`, [doc._id, json], 'insn', options?.event, sameData(options?.event, doc, json))).rows[0]?.doc;
   }
 
   /** Runs write statement `text` (returning rows) and, when it is given an event and this
@@ -168,7 +168,7 @@ export class PgDocStore implements Store {
     const next = { ...doc, _id: id };
     checkKeys(next);
     const json = toJson(next);
-    return (await this.writeWithEvent<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, json], 'upd', options?.event, json)).rows[0]?.doc;
+    return (await this.writeWithEvent<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 RETURNING doc`, [id, json], 'upd', options?.event, sameData(options?.event, doc, json))).rows[0]?.doc;
   }
 
   async remove(id: string, options?: WriteOptions): Promise<boolean> {
@@ -215,7 +215,8 @@ export class PgDocStore implements Store {
       const doc = { ...next, _id: id };
       checkKeys(doc);
       const json = toJson(doc);
-      const out = await this.writeWithEvent<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 AND xmin = $3::xid RETURNING doc`, [id, json, row.v], 'updv', options?.event?.(doc), json);
+      const event = options?.event?.(doc);
+      const out = await this.writeWithEvent<{ doc: Doc }>(`UPDATE ${this.table} SET doc = $2::jsonb WHERE id = $1 AND xmin = $3::xid RETURNING doc`, [id, json, row.v], 'updv', event, sameData(event, doc, json));
       return out.rows[0] ? { done: true, doc: out.rows[0].doc } : { done: false };
     };
     for (let tries = 0; tries < UPDATE_TRIES_UNLOCKED; tries++) {
@@ -271,4 +272,11 @@ export class PgDocStore implements Store {
   private dropIndexes(c: pg.PoolClient, key: string): Promise<void> {
     return dropIndex(c, this.table, key);
   }
+}
+
+/** `json` (the written document's JSON) when the event's data is that document (a record
+ *  event), so the outbox row reuses it; undefined when the event carries something else (a
+ *  user's public fields, a file object), whose JSON is made from the event itself. */
+function sameData(event: WriteOptions['event'], doc: Doc, json: string): string | undefined {
+  return event && event.data === doc ? json : undefined;
 }
