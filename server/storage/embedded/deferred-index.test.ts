@@ -2,7 +2,7 @@
 // store answers every query by scanning (and `get` from the loader's map), a write builds the
 // `_id` tree first, writes in between are in each index once it is built, and no rewrite of the
 // file (compaction, replaceAll) ever leaves an index line out.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +151,41 @@ describe('deferred indexes', () => {
     expect(store.deferredIndexes).not.toContain('code');
     await expect(store.insert({ _id: 'dup', createdAt: new Date().toISOString(), code: 'c1' })).rejects.toMatchObject({ name: 'UniqueViolationError' });
     expect(store.get('dup')).toBeUndefined();
+    await store.close();
+  });
+
+  it('a list that goes on over several turns is answered before any deferred build, and later lists do not hold the builds back', async () => {
+    const { store, docs } = await reopened(4000, 100);
+    // Every look at the clock says the slice is over: each list pauses after every chunk of work.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 50));
+    try {
+      // The first page in the default order: createdAt's index is unbuilt, so the list scans.
+      const first = { conditions: [], sort: [{ path: 'createdAt', dir: -1 as const }], limit: 1, offset: 0 };
+      const answer = store.findSliced(first);
+      expect(answer).toBeInstanceOf(Promise);
+      const unbuilt = store.deferredIndexes.length;
+      expect(unbuilt).toBe(6);
+      const result = await answer;
+      expect(store.deferredIndexes.length).toBe(unbuilt); // nothing built while it ran
+      expect(result).toEqual(reference(docs, first));
+      // A new list every turn: each build waits at most for the lists of its own turn.
+      let turns = 0;
+      const lists: Array<Promise<unknown>> = [];
+      for (; turns < 200 && store.deferredIndexes.length; turns++) {
+        const q = { conditions: [], sort: [{ path: 'mixed', dir: 1 as const }], limit: 1 + turns, offset: 0 };
+        const r = store.findSliced(q);
+        expect(r).toBeInstanceOf(Promise);
+        lists.push(Promise.resolve(r).then((x) => expect(x).toEqual(reference(docs, q))));
+        await nextTurn();
+      }
+      expect(store.deferredIndexes).toEqual([]);
+      expect(turns).toBeLessThan(200);
+      await Promise.all(lists);
+    } finally {
+      now.mockRestore();
+    }
+    sameAsReference(store, store.all(), 9, 100);
     await store.close();
   });
 

@@ -62,6 +62,9 @@ export class IndexedStore {
    *  copySource / fromCopy). A shared index is never changed again: the store that writes first
    *  copies its indexes for itself (ownIndexes) and changes its copies. */
   protected sharedIndexes = false;
+  /** List queries under way over several event-loop turns (findSliced): a deferred build waits
+   *  for those that were running when its turn came (scheduleDeferredBuild). */
+  protected readonly slicedReads = new Set<Promise<unknown>>();
 
   protected constructor(readonly filename: string | undefined, bytes: number) {
     const ds = Datastore.create({ inMemoryOnly: true }) as unknown as { __original: NedbEngine };
@@ -129,16 +132,25 @@ export class IndexedStore {
     }
   }
 
-  /** Deferred indexes are built after the turn that opened the store (its first request is
-   *  answered first), one per turn, so that requests get through in between. */
+  /** Deferred indexes are built after the turn that opened the store, one per turn, so that
+   *  requests get through in between. A list that goes on over several turns (the first page
+   *  of a big store scans while its sort field's index is unbuilt) is answered first: a build
+   *  whose turn comes while such lists are under way waits for those (and only those: lists
+   *  started later do not hold it again), so the request that opened the store never waits for
+   *  the builds (the `_id` tree of 100,000 records alone takes ~100 ms). */
   protected scheduleDeferredBuild(): void {
-    const step = () => {
+    const step = (waited: boolean) => {
       if (this.closed) return;
+      if (!waited && this.slicedReads.size) {
+        const next = () => { setImmediate(step, true).unref(); };
+        Promise.allSettled([...this.slicedReads]).then(next, next);
+        return;
+      }
       if (this.loaded) this.buildIdIndex();
       else this.buildDeferredIndexes(true);
-      if (this.loaded || this.deferred.size) setImmediate(step).unref();
+      if (this.loaded || this.deferred.size) setImmediate(step, false).unref();
     };
-    setImmediate(step).unref();
+    setImmediate(step, false).unref();
   }
 
   /** Keys of the indexes not built yet, `_id` first when it is one of them (tests). */

@@ -50,7 +50,14 @@ export class ReadableStore extends IndexedStore {
   /** `find` for requests: a query that takes longer than a slice of the event loop goes on in
    *  later turns (runSliced) and answers through a promise, so that no list holds the server. */
   findSliced(query: StoreQuery): QueryResult | Promise<QueryResult> {
-    return this.findWith(query, (q) => runSliced(this.querySteps(q)));
+    const result = this.findWith(query, (q) => runSliced(this.querySteps(q)));
+    if (result instanceof Promise && (this.loaded || this.deferred.size)) {
+      // Deferred index builds wait for it (scheduleDeferredBuild).
+      this.slicedReads.add(result);
+      const done = () => { this.slicedReads.delete(result); };
+      result.then(done, done);
+    }
+    return result;
   }
 
   /** The query as steps to run (planner.ts: querySteps), unremembered. */
