@@ -9,6 +9,7 @@ import { KeyedSections } from '../keyed-sections.js';
 import { guardClients, openDatabase, toUnavailable, type PgOptions } from './connection.js';
 import { CountCache } from './count-cache.js';
 import { ReadBatch } from './read-batch.js';
+import { PagePlans } from './page-plans.js';
 import { PgDocStore } from './pg-store.js';
 import { storeTableSql } from './store-tables.js';
 import type { Outbox } from './outbox.js';
@@ -49,7 +50,12 @@ export class PgDatabase {
    *  database (its events are then dispatched and taken over); absent, writes store none. */
   outbox?: Outbox;
 
-  private constructor(readonly pool: pg.Pool, readonly url: string) {}
+  /** List pages prepared once per connection, with their values (page-plans.ts). */
+  private readonly pages: PagePlans;
+
+  private constructor(readonly pool: pg.Pool, readonly url: string) {
+    this.pages = new PagePlans(pool);
+  }
 
   /** Closed with the server: every query refuses. */
   get isClosed(): boolean { return this.closed; }
@@ -73,6 +79,16 @@ export class PgDatabase {
       throw translatePgError(err);
     }
   }
+
+  /** The rows of list page `text` (values written in: page-plans.ts inlineValues) from the
+   *  connection's prepared plan of it. Not inside a write group: that runs on its transaction. */
+  async pageRows<R extends pg.QueryResultRow>(text: string): Promise<R[]> {
+    if (this.closed) throw new StoreUnavailableError('The database connection is closed');
+    try { return await this.pages.rows<R>(text); } catch (err) { throw translatePgError(err); }
+  }
+
+  /** How many list pages were prepared since the start (page-plans.ts; tests, diagnostics). */
+  get pagesPrepared(): number { return this.pages.prepared; }
 
   private groupTx(group: NonNullable<ReturnType<typeof activeWriteGroup>>): PgGroupTx {
     return group.participant(this, () => new PgGroupTx(this.pool, (tables) => { for (const t of tables) this.wrote(t); }));

@@ -13,6 +13,7 @@ import type { IndexSpec, UpdateOptions, WriteOptions } from '../store.js';
 import type { Store } from '../store.js';
 import type { PgDatabase } from './database.js';
 import { CountCache } from './count-cache.js';
+import { inlineValues } from './page-plans.js';
 import { listSql, pathExpr, whereSql, Params } from './sql-query.js';
 import { createIndex, dropIndex, indexKeyOf } from './store-tables.js';
 import { outboxText, withOutbox } from './outbox.js';
@@ -80,7 +81,7 @@ export class PgDocStore implements Store {
     if (!page) return { data: [], total: total ?? await this.countOf(count, key, counts) };
     if (total !== undefined && total >= 0 && total <= q.offset && !q.window) return { data: [], total };
     const stamp = counts?.stamp(this.table) ?? '';
-    let data = (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows.map((r) => r.doc);
+    let data = (await this.pageRows(page)).map((r) => r.doc);
     if (total === undefined) {
       // A page that ends the list says how long the list is, from the same reading: no count.
       const ends = q.window
@@ -95,6 +96,14 @@ export class PgDocStore implements Store {
     }
     if (q.window) data = finishWindow(q, windowKeys(q.sort.length ? q.sort : DEFAULT_SORT, q.window.backward), data);
     return { data: q.fields ? data.map((d) => project(d, q.fields!)) : data, total };
+  }
+
+  /** The rows of a page: from the connection's prepared plan of it (page-plans.ts), but inside
+   *  a write group (its transaction) or for values a statement's text cannot carry. */
+  private async pageRows(page: { text: string; values: unknown[] }): Promise<Array<{ doc: Doc }>> {
+    const text = activeWriteGroup() ? undefined : inlineValues(page.text, page.values);
+    if (text === undefined) return (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows;
+    return this.db.pageRows<{ doc: Doc }>(text);
   }
 
   /** Counts a list's matches, keeping the figure for the next list with the same filter. */
