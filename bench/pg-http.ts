@@ -17,7 +17,9 @@
 //   operations; `--cpu-prof` writes a V8 CPU profile of the Homebase process on PostgreSQL into
 //   DIR when it stops, one per size: `node bench/lib/cpu-profile-top.mjs FILE` summarises one;
 //   `--hold` keeps the cluster and both servers running after each size's runs, printing their
-//   addresses and the token, until SIGINT: for EXPLAIN and profiling by hand)
+//   addresses and the token, until SIGINT: for EXPLAIN and profiling by hand; `--costs` adds,
+//   after each operation's figures, one more run of it (as long as --duration) counting what a
+//   request costs: statements, commits, WAL, CPU of both processes (bench/lib/pg-costs.ts)
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -32,12 +34,13 @@ import { startPgCluster } from '../server/test/pg-cluster.js';
 import { listSql } from '../server/storage/pg/sql-query.js';
 import { parseListQuery } from '../server/core/list-query.js';
 import { ROLES } from './lib/data.js';
+import { COST_SETTINGS, costOf, costsText, enableCosts } from './lib/pg-costs.js';
 
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string' }, records: { type: 'string' }, 'embedded-max': { type: 'string' }, duration: { type: 'string' }, repeats: { type: 'string' },
     warmup: { type: 'string' }, connections: { type: 'string' }, 'no-build': { type: 'boolean' }, source: { type: 'boolean' },
-    ops: { type: 'string' }, 'cpu-prof': { type: 'string' }, hold: { type: 'boolean' },
+    ops: { type: 'string' }, 'cpu-prof': { type: 'string' }, hold: { type: 'boolean' }, costs: { type: 'boolean' },
   },
 });
 const sizes = (values.records ?? values.sizes ?? process.env.BENCH_PG_SIZES ?? '100000,1000000').split(',').map(Number).sort((a, b) => a - b);
@@ -192,12 +195,14 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   if (!values['no-build'] && !source) build(log);
   log(`load average at the start: ${la()}`);
-  const cluster = await startPgCluster({ durable: true });
+  const cluster = await startPgCluster({ durable: true, settings: values.costs ? COST_SETTINGS : undefined });
+  const costLines: string[] = [];
   let hb: HomebaseData | undefined;
   let embedded: HomebaseData | undefined;
   const rows: Row[] = [];
   try {
     const url = await cluster.createDatabase('bench');
+    if (values.costs) await enableCosts(url);
     hb = await prepareHomebase(source, url);
     if (sizes.some((s) => s <= embeddedMax)) embedded = await prepareHomebase(source);
     const stream = streamPeople();
@@ -250,6 +255,10 @@ async function main(): Promise<void> {
           }
           const f = row.ops[op]!;
           f.floor = await floorMs(url, op === 'listUnindexed' ? tables.unindexed : tables.indexed, op, ids[0]);
+          if (values.costs) {
+            costLines.push(costsText(`${OP_LABELS[op]} @ ${int(size)}`, await costOf(url, t.origin, t.child.pid!, mk(hb.token), load.connections, load.duration)));
+            log(costLines[costLines.length - 1]);
+          }
           log(`   PostgreSQL ${fig(f.pg)} req/s (p50 ${f.pg?.p50} ms, alone ${pgMs.toFixed(1)} ms)${f.embedded ? `, embedded ${fig(f.embedded)} req/s (alone ${embeddedMs!.toFixed(1)} ms)` : ''}${f.floor ? `; PostgreSQL's own time ${floorText(f.floor)} ms` : ''}; errors ${f.pg?.errors}${f.embedded ? ` / ${f.embedded.errors}` : ''}`);
         }
         row.rssEnd = rssMb(t.child.pid);
@@ -288,6 +297,7 @@ async function main(): Promise<void> {
     out.push(`| RSS after the runs (MB) | ${int(r.size)} | ${r.rssEnd?.toFixed(0) ?? ''} | ${r.embeddedRss?.[1]?.toFixed(0) ?? ''} |  |`);
   }
   out.push('');
+  if (costLines.length) out.push('What a request cost on PostgreSQL (a run of its own, 2xx answers only):', '', '```', ...costLines, '```', '');
   out.push(`Machine: ${machine.cpu}, ${machine.nproc} cores, Node ${machine.node}, ${machine.date}; load average ${machine.loadAvg?.map((x) => x.toFixed(1)).join(' / ')} at the start, ${la()} at the end (1 / 5 / 15 min).`);
   out.push(`Settings: ${load.connections} connections, ${load.warmup} s warm-up, ${load.repeats} × ${load.duration} s runs per figure (median, min–max; a figure of 0 means no request finished within a run); one request alone: median of 3 in a row; a throwaway PostgreSQL 15 cluster with fsync on; a signed-in user's token.`);
   process.stdout.write(out.join('\n') + '\n');

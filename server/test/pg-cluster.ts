@@ -50,8 +50,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `durable`: keep fsync and synchronous commits on (benchmarks); tests turn them off. */
-export async function startPgCluster(options: { durable?: boolean } = {}): Promise<PgCluster> {
+/** `durable`: keep fsync and synchronous commits on (benchmarks); tests turn them off.
+ *  `settings`: more server settings (`name=value`), as `postgres -c` takes them. */
+export async function startPgCluster(options: { durable?: boolean; settings?: string[] } = {}): Promise<PgCluster> {
   if (!pgBin) throw new Error(PG_SKIP_REASON);
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'homebase-pg-'));
@@ -83,7 +84,8 @@ export async function startPgCluster(options: { durable?: boolean } = {}): Promi
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
     // Durability settings off: a test cluster is thrown away, and fsync would only slow the suites.
     const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
+    const more = (options.settings ?? []).map((x) => ` -c ${x}`).join('');
+    const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}${more}`;
     run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', opts]);
     started = true;
     startArgs = ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', opts];
