@@ -17,7 +17,8 @@ export interface Costs {
   requests: number;
   errors: number;
   seconds: number;
-  /** Per request answered 2xx. */
+  /** Per request answered 2xx (transactions: every statement outside BEGIN/COMMIT is one; only
+   *  those that wrote wait for the disk, in the WAL flushes). */
   statements: number;
   commits: number;
   walRecords: number;
@@ -118,7 +119,7 @@ export function costsText(label: string, k: Costs): string {
   const f = (x: number, d = 2) => x.toFixed(d);
   const lines = [
     `${label}: ${k.requests} requests in ${k.seconds} s (${f(k.requests / k.seconds, 0)}/s, ${k.errors} errors); per request: `
-      + `${f(k.statements)} statements, ${f(k.commits)} commits, WAL ${f(k.walRecords, 1)} records / ${f(k.walBytes, 0)} bytes / ${f(k.walFlushes)} flushes; `
+      + `${f(k.statements)} statements, ${f(k.commits)} transactions, WAL ${f(k.walRecords, 1)} records / ${f(k.walBytes, 0)} bytes / ${f(k.walFlushes)} flushes; `
       + `CPU Homebase ${f(k.nodeCpuMs)} ms, PostgreSQL ${f(k.pgCpuMs)} ms (statements' own time ${f(k.pgExecMs)} ms)`,
     ...k.top.map((t) => `    ${f(t.perRequest)} × ${t.query}`),
   ];
