@@ -127,6 +127,8 @@ export class PgDocStore implements Store {
   }
 
   async all(): Promise<Doc[]> {
+    // With the other reads of this turn (read-batch.ts), but inside a write group.
+    if (!activeWriteGroup()) return this.db.reads.scan(this.table);
     return (await this.db.query<{ doc: Doc }>(`SELECT doc FROM ${this.table} ORDER BY id`)).rows.map((r) => r.doc);
   }
 

@@ -45,6 +45,32 @@ describe.skipIf(!pgBin)('reads by id, batched', () => {
     expect(seen[2]).not.toMatch(/UNION ALL/);
   });
 
+  it('whole stores read together (all) go in the same statement as the reads by id, each ordered by id', async () => {
+    const [a, b, c] = [await suite.db.store('w', 'sa'), await suite.db.store('w', 'sb'), await suite.db.store('w', 'sc')];
+    await a.insertMany([{ _id: 'z', n: 1 }, { _id: 'B', n: 2 }, { _id: 'a', n: 3 }]);
+    await b.insert({ _id: 'only', n: 4 });
+    await c.insert({ _id: 'k', n: 5 });
+    const seen = statements();
+    const [allA, allB, again, one, empty] = await Promise.all([a.all(), b.all(), a.all(), c.get('k'), (await suite.db.store('w', 'sempty')).all()]);
+    expect(allA.map((d) => d._id)).toEqual(['B', 'a', 'z']); // byte order, as the embedded driver's ids
+    expect(allB).toEqual([{ _id: 'only', n: 4 }]);
+    expect(again).toEqual(allA);
+    expect(again).not.toBe(allA); // an array each
+    expect(one).toEqual({ _id: 'k', n: 5 });
+    expect(empty).toEqual([]);
+    // The store 'sempty' was opened (a statement of its own, its table created) after the others were asked.
+    expect(seen.filter((t) => /UNION ALL/.test(t))).toHaveLength(1);
+    // A whole store read after a write has finished sees it; inside a write group, the group's writes.
+    await b.insert({ _id: 'more', n: 6 });
+    expect((await b.all()).map((d) => d._id)).toEqual(['more', 'only']);
+    await inWriteGroup('w', async () => {
+      await b.remove('only');
+      expect((await b.all()).map((d) => d._id)).toEqual(['more']);
+      return { commit: false, value: undefined };
+    });
+    expect((await b.all()).map((d) => d._id)).toEqual(['more', 'only']);
+  });
+
   it('a read asked after a write has finished sees it', async () => {
     const s = await suite.db.store('w', 'rw');
     await s.insert({ _id: 'k', n: 1 });
