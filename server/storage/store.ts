@@ -17,6 +17,9 @@ export interface WriteOptions { event?: BusEvent }
  *  `next` (as `WriteOptions.event`, made once the next version is known). */
 export interface UpdateOptions { event?: (next: Doc) => BusEvent }
 
+/** What a `patch` writes under: the owner the document must have, and its event. */
+export interface PatchOptions { owner?: string; event?: BusEvent }
+
 export interface IndexSpec { fieldName: string; unique?: boolean }
 
 /** The key of an index: a compound index ("b,a") is keyed by its fields sorted and
@@ -65,6 +68,13 @@ export interface Store {
    *  again: `change` may run more than once and must only compute). Resolves to the stored
    *  result, or undefined when the document is missing or `change` left it. */
   update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>, options?: UpdateOptions): Promise<Doc | undefined>;
+  /** Sets the top-level fields `fields` of document `id` (the others kept) in one step where
+   *  the document lives, without reading it first: where the driver has it (PostgreSQL: one
+   *  statement instead of a read and a conditional write). Only a document that exists and,
+   *  when `owner` is given, whose `_owner` is `owner` is written; resolves to it as stored, or
+   *  undefined when none was (nothing changed then). `event`: the change's event, stored with
+   *  the write, its data the stored document. Concurrent patches apply one after the other. */
+  patch?(id: string, fields: Record<string, unknown>, options?: PatchOptions): Promise<Doc | undefined>;
   ensureIndex(spec: IndexSpec): Promise<void>;
   removeIndex(fieldName: string): Promise<void>;
   listIndexes(): Promise<Array<{ fieldName: string; unique: boolean }>>;

@@ -1,7 +1,8 @@
 // Record writes at the same moment, on whichever driver the harness runs (the PostgreSQL run
 // re-runs this file): parallel partial updates of one record are applied one after another
-// (PostgreSQL writes a row only if it is still the version read, and reads it again otherwise),
-// every answered change survives and each answer shows the record right after its own change;
+// (on PostgreSQL a patch is one statement merging its fields where the row lives, and the row's
+// lock orders them; a change that needs the record read first writes it only if it is still the
+// version read, and reads it again otherwise), every answered change survives and each answer shows the record right after its own change;
 // parallel creates with one `_id` store one record and answer 409 naming `_id` to the rest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/harness.js';

@@ -29,13 +29,22 @@ export function outboxText(event: BusEvent, dataJson?: string): string {
   return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"data":${dataJson ?? JSON.stringify(data)}}`;
 }
 
+/** `outboxText` up to its data: the stored document's JSON follows, then `}` (a write whose
+ *  document PostgreSQL makes stores its event as this head, the row's `doc::text` and `}`). */
+export function outboxHead(event: BusEvent): string {
+  const text = outboxText(event, '0');
+  return text.slice(0, -2);
+}
+
 /** A data-modifying statement `write` (returning rows) wrapped so that, for every row it
  *  returns, the event is stored in the outbox by the same statement. Parameters of the outbox
  *  row follow `values`. */
-export function withOutbox(write: string, values: unknown[], event: { id: string; workspace: string; origin: string; text: string }): { text: string; values: unknown[] } {
+export function withOutbox(write: string, values: unknown[], event: { id: string; workspace: string; origin: string; text: string; head?: boolean }): { text: string; values: unknown[] } {
   const n = values.length;
+  // `head`: the text is outboxHead's, completed with the written row's document.
+  const text = event.head ? `$${n + 4} || w.doc::text || '}'` : `$${n + 4}`;
   return {
-    text: `WITH w AS (${write}), o AS (INSERT INTO homebase_outbox (id, workspace, origin, event) SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4} FROM w LIMIT 1) SELECT * FROM w`,
+    text: `WITH w AS (${write}), o AS (INSERT INTO homebase_outbox (id, workspace, origin, event) SELECT $${n + 1}, $${n + 2}, $${n + 3}, ${text} FROM w LIMIT 1) SELECT * FROM w`,
     values: [...values, event.id, event.workspace, event.origin, event.text],
   };
 }

@@ -9,14 +9,14 @@ import { checkObject } from '../field-names.js';
 import { DEFAULT_SORT, project, type Condition, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { finishWindow, windowKeys } from '../page-window.js';
 import { activeWriteGroup } from '../write-group.js';
-import type { IndexSpec, UpdateOptions, WriteOptions } from '../store.js';
+import type { IndexSpec, PatchOptions, UpdateOptions, WriteOptions } from '../store.js';
 import type { Store } from '../store.js';
 import type { PgDatabase } from './database.js';
 import { CountCache } from './count-cache.js';
 import { inlineValues } from './page-plans.js';
 import { listSql, pathExpr, whereSql, Params } from './sql-query.js';
 import { createIndex, dropIndex, indexKeyOf } from './store-tables.js';
-import { outboxText, withOutbox } from './outbox.js';
+import { outboxHead, outboxText, withOutbox } from './outbox.js';
 
 function checkKeys(doc: unknown): void {
   try {
@@ -152,10 +152,12 @@ export class PgDocStore implements Store {
   /** Runs write statement `text` (returning rows) and, when it is given an event and this
    *  process has an outbox, stores the event in the outbox by the same statement (so in the
    *  same transaction) for every write that returned a row; marks the event stored then. */
-  private async writeWithEvent<R extends pg.QueryResultRow>(text: string, values: unknown[], name: string, event: WriteOptions['event'], dataJson?: string): Promise<pg.QueryResult<R>> {
+  private async writeWithEvent<R extends pg.QueryResultRow>(text: string, values: unknown[], name: string, event: WriteOptions['event'], dataJson?: string | null): Promise<pg.QueryResult<R>> {
     const outbox = event ? this.db.outbox : undefined;
     if (!event || !outbox) return this.writing(() => this.db.query<R>(text, values, undefined, `${this.table}_${name}`));
-    const q = withOutbox(text, values, { id: event.id, workspace: event.app, origin: outbox.origin, text: outboxText(event, dataJson) });
+    // dataJson null: the event's data is the written row's document, as PostgreSQL made it.
+    const q = withOutbox(text, values, { id: event.id, workspace: event.app, origin: outbox.origin,
+      ...(dataJson === null ? { text: outboxHead(event), head: true } : { text: outboxText(event, dataJson) }) });
     const out = await this.writing(() => this.db.query<R>(q.text, q.values, undefined, `${this.table}_${name}_o`));
     if (out.rowCount) event.outboxed = true;
     return out;
@@ -240,6 +242,19 @@ export class PgDocStore implements Store {
         if (r.done) return r.doc;
       }
     });
+  }
+
+  /** A partial update as one statement: `doc || fields` where the row lives, with its event (its
+   *  data the row as written) in the outbox. No read before it and no version check: the row's
+   *  lock orders concurrent patches, each applied to the one before. */
+  async patch(id: string, fields: Record<string, unknown>, options?: PatchOptions): Promise<Doc | undefined> {
+    if (typeof id !== 'string' || id.includes('\u0000')) return undefined;
+    if (Object.prototype.hasOwnProperty.call(fields, '_id')) throw new Error('A patch never sets _id');
+    checkKeys(fields);
+    const owner = options?.owner !== undefined;
+    const text = `UPDATE ${this.table} SET doc = doc || $2::jsonb WHERE id = $1${owner ? ` AND doc -> '_owner' = to_jsonb($3::text)` : ''} RETURNING doc`;
+    const values = owner ? [id, JSON.stringify(fields), options!.owner] : [id, JSON.stringify(fields)];
+    return (await this.writeWithEvent<{ doc: Doc }>(text, values, owner ? 'patcho' : 'patch', options?.event, null)).rows[0]?.doc;
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
