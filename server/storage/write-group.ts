@@ -56,6 +56,19 @@ export class WriteGroup {
 const current = new AsyncLocalStorage<WriteGroup>();
 const serial = new KeyedSections();
 
+/** Work the first group of the process waits for before it begins (an engine that behaves
+ *  differently once groups exist: the embedded stores' group-hold.ts). */
+const firstGroupHooks: Array<() => Promise<void> | undefined> = [];
+/** Settles once every hook of the first group has; undefined until a group begins. */
+let groupsBegun: Promise<void> | undefined;
+
+/** Registers `hook`, called as the first write group of the process begins; the groups wait
+ *  for the promise it returns. Registered after that moment, it is called at once. */
+export function beforeFirstWriteGroup(hook: () => Promise<void> | undefined): void {
+  if (groupsBegun) void hook();
+  else firstGroupHooks.push(hook);
+}
+
 /** The group the caller's writes belong to, if any. */
 export function activeWriteGroup(): WriteGroup | undefined {
   const g = current.getStore();
@@ -64,7 +77,8 @@ export function activeWriteGroup(): WriteGroup | undefined {
 
 /** Runs `fn` with its writes in one group, alone among the groups of `scope` (a workspace id);
  *  keeps them when `fn` says `commit`, undoes them all otherwise (and when it throws). */
-export function inWriteGroup<T>(scope: string, fn: () => Promise<{ commit: boolean; value: T }>): Promise<T> {
+export async function inWriteGroup<T>(scope: string, fn: () => Promise<{ commit: boolean; value: T }>): Promise<T> {
+  await (groupsBegun ??= Promise.all(firstGroupHooks.splice(0).map((hook) => hook())).then(() => undefined));
   return serial.run(scope, async () => {
     const group = new WriteGroup();
     try {

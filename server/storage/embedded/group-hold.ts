@@ -11,14 +11,45 @@
 // A section that was already running when the group began goes on without waiting (it holds
 // its key, which the group may be waiting for: making it wait for the group would deadlock).
 // The group's own requests see their writes.
+//
+// A section is marked as such through its async context (AsyncLocalStorage) only once the
+// process has begun a write group: on Node 20, the first AsyncLocalStorage.run turns on V8's
+// promise hooks for the whole process, which costs every promise of every request from then on
+// (about a tenth of a record write's CPU time). Until a group exists nothing can hold a store,
+// so a section needs no mark; the first group begins once the sections admitted unmarked have
+// ended (none of them can be waiting for it: no store is held yet).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Doc } from '../query.js';
-import { activeWriteGroup, type WriteGroup } from '../write-group.js';
+import { activeWriteGroup, beforeFirstWriteGroup, type WriteGroup } from '../write-group.js';
 
 /** Set inside a read-modify-write section admitted outside any group, while it runs (work it
  *  leaves behind, an event handler say, is outside once the section has ended). */
 const inSection = new AsyncLocalStorage<{ open: boolean }>();
 const sectionOpen = () => inSection.getStore()?.open === true;
+
+/** Sections of the process and their marks: `marking` once the first group has begun;
+ *  `unmarked`, the sections admitted before that still running, and `drained`, what the first
+ *  group waits on while there are some. Process-wide, as the promise hooks are. */
+const sections = { marking: false, unmarked: 0, drained: undefined as (() => void) | undefined };
+beforeFirstWriteGroup(() => {
+  sections.marking = true;
+  if (sections.unmarked === 0) return undefined;
+  return new Promise<void>((resolve) => { sections.drained = resolve; });
+});
+
+/** Runs an admitted section's `fn`, marked when groups exist, counted while they do not. */
+async function runSection<T>(fn: () => Promise<T> | T): Promise<T> {
+  if (sections.marking) {
+    const mark = { open: true };
+    try { return await inSection.run(mark, fn); } finally { mark.open = false; }
+  }
+  sections.unmarked++;
+  try {
+    return await fn();
+  } finally {
+    if (--sections.unmarked === 0 && sections.drained) { sections.drained(); sections.drained = undefined; }
+  }
+}
 
 export class GroupHold {
   private group: WriteGroup | undefined;
@@ -70,8 +101,7 @@ export class GroupHold {
       await this.settled();
       const out = await enter<T | typeof STEP_BACK>(async () => {
         if (this.mustWait()) return STEP_BACK;
-        const mark = { open: true };
-        try { return await inSection.run(mark, fn); } finally { mark.open = false; }
+        return runSection(fn);
       });
       if (out !== STEP_BACK) return out as T;
     }
