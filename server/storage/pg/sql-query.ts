@@ -122,8 +122,11 @@ function orderedPageSql(table: string, where: string, key: SortKey, n: number, l
 export function keysExpr(path: string): string { return `hb_keys(${pathExpr(path)})`; }
 /** Whether the equality keys of a path (hb_keys) include one of `vals` (a jsonb[] parameter):
  *  hb_keys(x) && vals, with the array built only for an array value (a scalar's keys are itself). */
-function keysMatchSql(path: string, vals: string): string {
+function keysMatchSql(path: string, vals: string, arrays = true): string {
   const x = pathExpr(path);
+  // Looking for no array, an array value never equals one: the scalar test first, and the type
+  // asked only when it fails (a match, the usual case over an index's rows, is one lookup).
+  if (!arrays) return `(${x} = ANY(${vals}) OR (jsonb_typeof(${x}) = 'array' AND hb_keys_array(${x}) && ${vals}))`;
   return `(CASE WHEN jsonb_typeof(${x}) = 'array' THEN hb_keys_array(${x}) && ${vals} ELSE ${x} = ANY(${vals}) END)`;
 }
 /** Their digests, what an index on the path holds. */
@@ -150,7 +153,7 @@ function conditionSql(c: Condition, p: Params): string {
       // planned as "fetch every match, then sort" instead of a scan of the sort index).
       // The recheck (a digest can collide) compares a scalar with `=`, without building arrays:
       // half the cost of checking 25,000 matches.
-      return `(${hashKeysExpr(c.path)} && hb_hvals(${vals}) AND coalesce(${keysMatchSql(c.path, vals)}, false))`;
+      return `(${hashKeysExpr(c.path)} && hb_hvals(${vals}) AND coalesce(${keysMatchSql(c.path, vals, c.values.some(Array.isArray))}, false))`;
     }
     case '$ne': case '$nin': return `(NOT (${keysExpr(c.path)} && ${p.add(c.values.map(json), 'jsonb[]')}))`;
     case '$exists': return `(${x} IS ${c.values[0] === false ? '' : 'NOT '}NULL)`;
@@ -192,12 +195,30 @@ export function orderSql(sort: SortKey[], valueOf: (path: string, i: number) => 
 
 /** A page sorted by fields no index orders (the first sort key has none: no index can give the
  *  order or a prefix of it): every match is sorted, keeping only the best offset + limit (a
- *  top-N heapsort). Each sort field's value is taken from the document once per row, in a
- *  subquery the planner keeps apart (OFFSET 0), instead of once per sort expression (six each):
- *  about a third of such a page's time at 100,000 records. */
+ *  top-N heapsort). Each sort field's value and its JSON type are taken from the document once
+ *  per row, in subqueries the planner keeps apart (OFFSET 0), and the field sorts by four keys
+ *  of that type (rawSortKeys) instead of orderSql's six, each of which asked the type again:
+ *  the same order, for about 30 % less of PostgreSQL's CPU at 100,000 records (37 -> 26 ms for
+ *  25,000 matches; the same page sorted on a plain jsonb number costs 22). */
 function sortedPageSql(table: string, where: string, sort: SortKey[], limit: number, offset: number): string {
   const values = sort.map((k, i) => `${pathExpr(k.path)} AS v${i}`).join(', ');
-  return `SELECT doc FROM (SELECT doc, id, ${values} FROM ${table} ${where} OFFSET 0) AS m ${orderSql(sort, (_, i) => `v${i}`)} LIMIT ${limit} OFFSET ${offset}`;
+  const typed = sort.map((_, i) => `v${i}, jsonb_typeof(v${i}) AS t${i}`).join(', ');
+  const keys = sort.flatMap((k, i) => rawSortKeys(`v${i}`, `t${i}`).map((e) => `${e}${k.dir === -1 ? ' DESC' : ''}`));
+  return `SELECT doc FROM (SELECT doc, id, ${typed} FROM (SELECT doc, id, ${values} FROM ${table} ${where} OFFSET 0) AS r OFFSET 0) AS m`
+    + ` ORDER BY ${[...keys, 'id'].join(', ')} LIMIT ${limit} OFFSET ${offset}`;
+}
+
+/** The order of sortExprs over value `v` whose JSON type (jsonb_typeof) is `t`: its rank
+ *  (hb_rank's), then a number or a boolean as a number (false 0, true 1: a rank holds one type),
+ *  then a string whole (in code point order its 200 first characters and then the rest sort as
+ *  the whole does), then an array (hb_arr). Within a rank only the type's own key is set. */
+function rawSortKeys(v: string, t: string): string[] {
+  return [
+    `(CASE ${t} WHEN 'null' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 WHEN 'boolean' THEN 4 WHEN 'array' THEN 6 WHEN 'object' THEN 7 ELSE 0 END)`,
+    `(CASE ${t} WHEN 'number' THEN ${v}::numeric WHEN 'boolean' THEN ${v}::boolean::int END)`,
+    `(CASE WHEN ${t} = 'string' THEN (${v} #>> '{}') END) COLLATE "C"`,
+    `(CASE WHEN ${t} = 'array' THEN hb_arr(${v}) END)`,
+  ];
 }
 
 /** Whether an index may give a sort's order, or the order of its first key: the default order
