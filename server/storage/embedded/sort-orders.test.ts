@@ -126,6 +126,25 @@ describe('sort orders answer what the full sort answers', () => {
     check(s, [q]); // and a list asked now sees the writes
   });
 
+  it('an update keeping the sort value takes the old version\'s place; a list paused before reads the old versions', async () => {
+    const rand = prng(35);
+    const s = await store(Array.from({ length: 3000 }, (_, i) => makeDoc(rand, i, false)));
+    const q: StoreQuery = { conditions: [], sort: [{ path: 'role', dir: 1 }], limit: 50, offset: 2900 };
+    s.find(q);
+    await built(s);
+    const before = reference(s.all(), q);
+    const steps = s.querySteps(q);
+    expect(steps.next().done).toBe(false); // paused within the walk
+    // New versions of the page's documents, the same role (and of some others, a new one).
+    await Promise.all(before.data.map((d) => s.update(d._id as string, (current) => ({ ...current, note: 'new version' }))));
+    await Promise.all(s.all().slice(0, 40).map((d) => s.update(d._id as string, (current) => ({ ...current, role: `moved ${current.role}` }))));
+    expect(runSteps(steps)).toEqual(before);
+    const after = s.find(q);
+    expect(after).toEqual(reference(s.all(), q));
+    check(s, [{ ...q, offset: 0 }, { ...q, sort: [{ path: 'role', dir: -1 }], offset: 10 }]);
+    expect(before.data.map((d) => s.get(d._id as string)?.note)).toEqual(before.data.map(() => 'new version'));
+  });
+
   it(`keeps at most ${ORDERS_MAX} orders per store, dropping the one used least recently`, async () => {
     const rand = prng(34);
     const s = await store(Array.from({ length: 500 }, (_, i) => makeDoc(rand, i, true)));

@@ -119,16 +119,34 @@ export class SortOrder {
     setImmediate(turn).unref();
   }
 
-  /** Puts a document in (add) or takes it out of the order; a no-op when it already is / is not. */
-  private change(doc: Doc, add: boolean): void {
-    const key = this.source.getPath(doc, this.path);
-    const blocks = this.blocks;
-    if (blocks.length === 0) {
-      if (add) { this.writable(); this.blocks.push({ docs: [doc], keys: [key], epoch: this.epoch }); }
-      return;
+  /** Notes a document replaced by its next version (same `_id`). A version whose value of the
+   *  field is unchanged (the common update: the order's field is not the one written) takes the
+   *  old one's place: one search, no entries moved. */
+  replaced(oldDoc: Doc, newDoc: Doc): void {
+    if (this.dead) return;
+    if (this.ready && this.blocks.length && oldDoc._id === newDoc._id) {
+      const oldKey = this.source.getPath(oldDoc, this.path);
+      const newKey = this.source.getPath(newDoc, this.path);
+      if (compareKeys(oldKey, newKey) === 0) {
+        const { b, i } = this.locate(oldDoc, oldKey);
+        if (this.blocks[b].docs[i] === oldDoc) {
+          this.writable();
+          const block = this.own(b);
+          block.docs[i] = newDoc;
+          block.keys[i] = newKey;
+          return;
+        }
+      }
     }
-    // The first block whose last entry is not before the document (else the last block), then
-    // the first position in it whose entry is not before the document.
+    this.note(oldDoc, false);
+    this.note(newDoc, true);
+  }
+
+  /** Where a document with value `key` is or would go: the first block whose last entry is not
+   *  before it (else the last block), then the first position in it whose entry is not before
+   *  it. Needs at least one block. */
+  private locate(doc: Doc, key: unknown): { b: number; i: number } {
+    const blocks = this.blocks;
     let lo = 0, hi = blocks.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -142,6 +160,19 @@ export class SortOrder {
       const mid = (i + j) >> 1;
       if ((compareKeys(found.keys[mid], key) || compareIds(found.docs[mid], doc)) < 0) i = mid + 1; else j = mid;
     }
+    return { b: lo, i };
+  }
+
+  /** Puts a document in (add) or takes it out of the order; a no-op when it already is / is not. */
+  private change(doc: Doc, add: boolean): void {
+    const key = this.source.getPath(doc, this.path);
+    const blocks = this.blocks;
+    if (blocks.length === 0) {
+      if (add) { this.writable(); this.blocks.push({ docs: [doc], keys: [key], epoch: this.epoch }); }
+      return;
+    }
+    const { b: lo, i } = this.locate(doc, key);
+    const found = blocks[lo];
     const present = found.docs[i] === doc;
     if (add === present) return;
     this.writable();
@@ -372,7 +403,7 @@ export class SortOrders {
     engine._removeFromIndexes = (doc) => { remove(doc); this.removed(doc); };
     engine._updateIndexes = (pairs) => {
       update(pairs);
-      if (this.orders.size) for (const { oldDoc, newDoc } of pairs) { this.removed(oldDoc); this.added(newDoc); }
+      if (this.orders.size) for (const { oldDoc, newDoc } of pairs) for (const o of this.orders.values()) o.replaced(oldDoc as Doc, newDoc as Doc);
     };
   }
 }
