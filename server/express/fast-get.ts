@@ -22,8 +22,13 @@ export interface FastGet {
   limit?: RequestHandler;
   /** Answers an error as the route's error handler would. */
   fail(err: unknown, request: Request, response: Response): void;
-  /** Answers the request (its pipeline passed); throws or calls `fail` on an error. */
-  answer(request: Request, response: Response, m: RegExpExecArray, fail: (err: unknown) => void): void;
+  /** Answers the request (its pipeline passed); throws or calls `fail` on an error. `ahead` is
+   *  what `readAhead` returned for it, if it ran. */
+  answer(request: Request, response: Response, m: RegExpExecArray, fail: (err: unknown) => void, ahead?: unknown): void;
+  /** Called when the pipeline is still under way after its synchronous part (the token is being
+   *  checked against stores that read remotely): may start the answer's own read now, so that it
+   *  goes to the database with the token's. Never throws; what it returns is passed to `answer`. */
+  readAhead?(request: Request, m: RegExpExecArray): unknown;
 }
 
 /** Takes the GETs `route` matches off `app.handle`. */
@@ -35,17 +40,21 @@ export function installFastGet(app: Express, route: FastGet): void {
     if (!m) return routed.call(this, req, res, callback);
     const { request, response } = adoptAsExpress(app, req, res);
     const fail = (err: unknown) => route.fail(err, request, response);
+    let passed = false;
+    let ahead: unknown;
     const afterPipeline = (failure?: unknown) => {
       if (failure) return fail(failure);
-      try { route.answer(request, response, m, fail); } catch (e) { fail(e); }
+      try { route.answer(request, response, m, fail, ahead); } catch (e) { fail(e); }
     };
     const run = (err?: unknown) => {
       if (err) return fail(err);
       request.params = { appId: m[1] };
       route.pipeline(request, response, (failure?: unknown) => {
+        passed = true;
         if (route.limit) route.limit(request, response, (over?: unknown) => afterPipeline(over ?? failure));
         else afterPipeline(failure);
       });
+      if (!passed && route.readAhead) ahead = route.readAhead(request, m);
     };
     try {
       route.firstLayer(request, response, run);

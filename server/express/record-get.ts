@@ -5,7 +5,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ID_SOURCE, isReservedRecordId } from '../core/ids.js';
 import { sendStoredDoc } from '../core/http.js';
-import { accessLabel, getCollection, readRecord } from '../modules/database/index.js';
+import { accessLabel, getCollection, readRecord, readRecordAhead, type RecordReadAhead } from '../modules/database/index.js';
 import type { FastGet } from './fast-get.js';
 
 const ID = `(${ID_SOURCE})`;
@@ -27,10 +27,15 @@ export function recordGet(parts: RecordGetParts): FastGet {
     firstLayer: parts.firstLayer,
     pipeline: parts.pipeline,
     fail: (err, request, response) => parts.onError(err, request, response, () => undefined),
-    answer(request, response, [, , collection, id], fail) {
+    // While the token is checked against a database, the record is read with its session and
+    // user (service.ts readRecordAhead): one round trip instead of two.
+    readAhead(request, [, , collection, id]) {
+      try { return request.ws ? readRecordAhead(request.ws, collection, id) : undefined; } catch { return undefined; }
+    },
+    answer(request, response, [, , collection, id], fail, ahead) {
       request.params = { collection, id };
       request.accessRule = accessLabel(getCollection(request.ws, collection), 'read', request.auth);
-      const record = readRecord(request.ws, collection, id, { auth: request.auth });
+      const record = readRecord(request.ws, collection, id, { auth: request.auth }, ahead as RecordReadAhead | undefined);
       if (record instanceof Promise) record.then((r) => { sendStoredDoc(response, r); }, fail);
       else sendStoredDoc(response, record);
     },

@@ -6,6 +6,6 @@ export { DumpCollectionHead, NewFieldBody, NewIndexBody, NewViewBody } from './s
 export { canReadRecord, checkAccess, type RecordOp } from './access.js';
 export { DEFAULT_SETTING, findCollection, listCollections } from './collections.js';
 export { isPath, RESERVED_FIELDS, toList, UNINDEXABLE } from './schema-service.js';
-export { accessLabel, type RecordOpts, createRecord, deleteRecord, getCollection, getRecord, readRecord, listRecords, replaceRecord, typeOfFor, updateRecord } from './service.js';
+export { accessLabel, type RecordOpts, createRecord, deleteRecord, getCollection, getRecord, readRecord, readRecordAhead, type RecordReadAhead, listRecords, replaceRecord, typeOfFor, updateRecord } from './service.js';
 export { checkValue, fieldError, validateData } from './validation.js';
 export { databaseModule } from './routes.js';
