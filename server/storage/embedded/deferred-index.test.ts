@@ -21,7 +21,7 @@ const fileDocs = async (file: string) => (await readDatafile(file)).docs as Doc[
 
 /** A file-backed store of `n` random documents with indexes on FIELDS, closed, then reopened
  *  with the given deferral threshold. */
-async function reopened(n: number, deferIndexesAbove: number): Promise<{ store: DocStore; file: string; docs: Doc[] }> {
+async function reopened(n: number, deferIndexesAbove: number, sortOrdersFrom?: number): Promise<{ store: DocStore; file: string; docs: Doc[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'hb-deferred-'));
   dirs.push(dir);
   const file = join(dir, 'people.db');
@@ -32,7 +32,7 @@ async function reopened(n: number, deferIndexesAbove: number): Promise<{ store: 
   await first.ensureIndex({ fieldName: 'code', unique: true });
   await first.close();
   const docs = await fileDocs(file); // read before: the builds go on while a read waits
-  return { store: await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove }), file, docs };
+  return { store: await DocStore.open({ filename: file, compactEvery: 0, deferIndexesAbove, sortOrdersFrom }), file, docs };
 }
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -186,6 +186,24 @@ describe('deferred indexes', () => {
       now.mockRestore();
     }
     sameAsReference(store, store.all(), 9, 100);
+    await store.close();
+  });
+
+  it('a list sorted on a field whose index is not built yet makes no sort order for it; one without an index does', async () => {
+    const { store, docs } = await reopened(600, 100, 100);
+    const newest = { conditions: [], sort: [{ path: 'createdAt', dir: -1 as const }], limit: 1, offset: 0 };
+    const byId = { conditions: [], sort: [{ path: '_id', dir: 1 as const }], limit: 3, offset: 0 };
+    expect(store.deferredIndexes).toContain('createdAt');
+    expect(await store.findSliced(newest)).toEqual(reference(docs, newest));
+    expect(await store.findSliced(byId)).toEqual(reference(docs, byId));
+    expect(store.find({ ...newest, limit: 2 })).toEqual(reference(docs, { ...newest, limit: 2 }));
+    expect(store.sortOrders).toEqual([]);
+    const mixed = { conditions: [], sort: [{ path: 'mixed', dir: 1 as const }], limit: 5, offset: 0 };
+    expect(await store.findSliced(mixed)).toEqual(reference(docs, mixed));
+    expect(store.sortOrders.map((o) => o.path)).toEqual(['mixed']);
+    await allBuilt(store);
+    expect(await store.findSliced(newest)).toEqual(reference(docs, newest)); // now through the index
+    expect(store.sortOrders.map((o) => o.path)).toEqual(['mixed']);
     await store.close();
   });
 

@@ -5,6 +5,8 @@ import type { AvlNode } from './nedb-types.js';
 import { runSliced, runSteps, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { querySteps, runQuery } from './planner.js';
 import { IndexedStore } from './indexes.js';
+import { indexKey } from '../store.js';
+import type { SortOrders } from './sort-orders.js';
 
 const MEMO_MAX = 64;
 
@@ -44,7 +46,7 @@ export class ReadableStore extends IndexedStore {
    *  remembered page is what the query would find again; each caller gets its own copy of the
    *  array. */
   find(query: StoreQuery): QueryResult {
-    return this.findWith(query, (q) => runSteps(querySteps(this.engine, this.count, q, undefined, false, this.orders))) as QueryResult;
+    return this.findWith(query, (q) => runSteps(querySteps(this.engine, this.count, q, undefined, false, this.ordersFor(q)))) as QueryResult;
   }
 
   /** `find` for requests: a query that takes longer than a slice of the event loop goes on in
@@ -63,7 +65,18 @@ export class ReadableStore extends IndexedStore {
   /** The query as steps to run (planner.ts: querySteps), unremembered. */
   querySteps(query: StoreQuery): ReturnType<typeof querySteps> {
     const started = this.generation;
-    return querySteps(this.engine, this.count, query, { changed: () => this.generation !== started, size: () => this.count }, false, this.orders);
+    return querySteps(this.engine, this.count, query, { changed: () => this.generation !== started, size: () => this.count }, false, this.ordersFor(query));
+  }
+
+  /** The sort orders a list may use or start (sort-orders.ts), unless its sort field has an
+   *  index still to be built (a big store's first lists after its load, the default order on
+   *  `createdAt` among them): that index comes within a few turns, and an order made meanwhile
+   *  would be built beside the list (slowing it) and then kept, and changed by every write, for
+   *  nothing. Such a list scans, as it would have while the order was being built. */
+  private ordersFor(query: StoreQuery): SortOrders | undefined {
+    const path = query.sort[0]?.path;
+    if (path !== undefined && (this.deferred.has(indexKey(path)) || (path === '_id' && this.loaded))) return undefined;
+    return this.orders;
   }
 
   protected findWith(query: StoreQuery, run: (q: StoreQuery) => QueryResult | Promise<QueryResult>): QueryResult | Promise<QueryResult> {
