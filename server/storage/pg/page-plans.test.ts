@@ -1,7 +1,8 @@
 // List pages prepared once per connection with their values written in (page-plans.ts): the
 // same answers as the statement with parameters, whatever the values hold; a repeated page is
-// planned once, still reads the table as it is (writes between show); at most MAX_PLANS kept per
-// connection; a failed statement leaves no connection behind that could be out of step.
+// planned once, without parallel workers, and still reads the table as it is (writes between
+// show); at most MAX_PLANS kept per connection; a failed statement leaves no connection behind
+// that could be out of step.
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { pgBin } from '../../test/pg-cluster.js';
@@ -90,6 +91,23 @@ describe.skipIf(!pgBin)('prepared list pages', () => {
       expect(await plans.rows<{ n: number }>(texts[0])).toEqual([{ n: 1 }]); // evicted: prepared again, in place of 3
       expect(plans.prepared).toBe(4);
       expect(await names()).toEqual(['hb_page_2', 'hb_page_4']);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('are planned without parallel workers, where an unprepared statement gets them', async () => {
+    const pool = new pg.Pool({ connectionString: suite.db.url, max: 1, options: '-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0' });
+    try {
+      await pool.query('CREATE TABLE page_plans_wide AS SELECT i AS n FROM generate_series(1, 20000) AS i');
+      await pool.query('ANALYZE page_plans_wide');
+      const text = 'SELECT n FROM page_plans_wide WHERE n % 7 = 0 ORDER BY n DESC LIMIT 3';
+      const plan = async (sql: string) => (await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(await plan(text)).toMatch(/Gather/);
+      const plans = new PagePlans(pool);
+      expect(await plans.rows(text)).toEqual([{ n: 19999 }, { n: 19992 }, { n: 19985 }]);
+      expect(await plans.rows(text)).toEqual([{ n: 19999 }, { n: 19992 }, { n: 19985 }]);
+      expect(await plan('EXECUTE hb_page_1')).not.toMatch(/Gather/);
     } finally {
       await pool.end();
     }
