@@ -2,8 +2,9 @@
 // (homebase_outbox, one row per event, written by the same statement as the write), so a write
 // is never committed without it. The process that wrote it dispatches it as it always did (its
 // webhooks store the deliveries, the relay passes it to the other processes) and then deletes
-// the row. If that process dies first (SIGKILL right after answering), a live process finds the
-// row, claims it and dispatches the event in its stead; a row its own process could not finish
+// the row: by the statement of its next write (no round trip or commit of its own), or by a
+// statement of its own when no write comes within a few milliseconds. If that process dies
+// first (SIGKILL right after answering), a live process finds the row, claims it and dispatches the event in its stead; a row its own process could not finish
 // with (the database away for long) is dispatched again after a while. Dispatching twice is
 // harmless: a webhook delivery's id is made from the event and the webhook (stored once), and
 // the relayed event keeps its id, which realtime clients de-duplicate on.
@@ -16,6 +17,12 @@ export const OUTBOX_SWEEP_MS = 2000;
 /** A process's own event still stored this long after it was written is dispatched again (its
  *  first dispatch failed: storing its deliveries is tried for about a minute). */
 export const OUTBOX_OWN_STALE_MS = 120_000;
+/** How long dispatched events' rows wait for a write to delete them in its own statement (and
+ *  transaction) before a statement of their own does: under a steady write load every delete
+ *  rides on a write, costing no round trip and no commit of its own. */
+const RIDE_MS = 20;
+/** At most this many rows are deleted by one write's statement. */
+const RIDE_MAX = 200;
 /** Pause before deleting dispatched events' rows is tried again. */
 const FLUSH_RETRY_MS = 500;
 /** Events claimed at once by a sweep. */
@@ -39,13 +46,16 @@ export function outboxHead(event: BusEvent): string {
 /** A data-modifying statement `write` (returning rows) wrapped so that, for every row it
  *  returns, the event is stored in the outbox by the same statement. Parameters of the outbox
  *  row follow `values`. */
-export function withOutbox(write: string, values: unknown[], event: { id: string; workspace: string; origin: string; text: string; head?: boolean }): { text: string; values: unknown[] } {
+export function withOutbox(write: string, values: unknown[], event: { id: string; workspace: string; origin: string; text: string; head?: boolean }, settled: string[] = []): { text: string; values: unknown[] } {
   const n = values.length;
   // `head`: the text is outboxHead's, completed with the written row's document.
   const text = event.head ? `$${n + 4} || w.doc::text || '}'` : `$${n + 4}`;
+  // `settled`: rows of dispatched events (Outbox.take) deleted by the same statement. Always
+  // there, empty or not, so that the statement's text (and its prepared plan) stays one.
   return {
-    text: `WITH w AS (${write}), o AS (INSERT INTO homebase_outbox (id, workspace, origin, event) SELECT $${n + 1}, $${n + 2}, $${n + 3}, ${text} FROM w LIMIT 1) SELECT * FROM w`,
-    values: [...values, event.id, event.workspace, event.origin, event.text],
+    text: `WITH w AS (${write}), o AS (INSERT INTO homebase_outbox (id, workspace, origin, event) SELECT $${n + 1}, $${n + 2}, $${n + 3}, ${text} FROM w LIMIT 1), `
+      + `d AS (DELETE FROM homebase_outbox WHERE id = ANY($${n + 5}::text[])) SELECT * FROM w`,
+    values: [...values, event.id, event.workspace, event.origin, event.text, settled],
   };
 }
 
@@ -57,12 +67,23 @@ export class Outbox {
 
   constructor(private readonly db: PgDatabase, readonly origin: string) {}
 
-  /** The event was dispatched (deliveries stored, relayed): its row goes, with those of the
-   *  same moment in one statement. Committed without waiting for the disk: a row that comes
-   *  back after a crash of the database is only dispatched again. */
+  /** The event was dispatched (deliveries stored, relayed): its row goes, with the next write's
+   *  statement (take) or, if none comes within RIDE_MS, with those of the same moment in one
+   *  statement, committed without waiting for the disk: a row that comes back after a crash of
+   *  the database is only dispatched again. */
   settled(id: string): void {
     this.done.push(id);
-    if (!this.flushing) { this.flushing = true; setImmediate(() => void this.flush()); }
+    if (!this.flushing) { this.flushing = true; setTimeout(() => void this.flush(), RIDE_MS).unref(); }
+  }
+
+  /** Dispatched events' ids for a write to delete in its own statement (withOutbox), taken from
+   *  those waiting; `putBack` them if that statement failed. */
+  take(): string[] {
+    return this.done.length ? this.done.splice(0, RIDE_MAX) : [];
+  }
+
+  putBack(ids: string[]): void {
+    for (const id of ids) this.settled(id);
   }
 
   private async flush(): Promise<void> {

@@ -156,9 +156,18 @@ export class PgDocStore implements Store {
     const outbox = event ? this.db.outbox : undefined;
     if (!event || !outbox) return this.writing(() => this.db.query<R>(text, values, undefined, `${this.table}_${name}`));
     // dataJson null: the event's data is the written row's document, as PostgreSQL made it.
+    // Dispatched events' rows go with the write (not inside a write group: its transaction may
+    // yet roll back), back to wait for the next one if the statement fails.
+    const settled = activeWriteGroup() ? [] : outbox.take();
     const q = withOutbox(text, values, { id: event.id, workspace: event.app, origin: outbox.origin,
-      ...(dataJson === null ? { text: outboxHead(event), head: true } : { text: outboxText(event, dataJson) }) });
-    const out = await this.writing(() => this.db.query<R>(q.text, q.values, undefined, `${this.table}_${name}_o`));
+      ...(dataJson === null ? { text: outboxHead(event), head: true } : { text: outboxText(event, dataJson) }) }, settled);
+    let out: pg.QueryResult<R>;
+    try {
+      out = await this.writing(() => this.db.query<R>(q.text, q.values, undefined, `${this.table}_${name}_o`));
+    } catch (err) {
+      if (settled.length) outbox.putBack(settled);
+      throw err;
+    }
     if (out.rowCount) event.outboxed = true;
     return out;
   }
