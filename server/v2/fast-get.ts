@@ -6,7 +6,7 @@
 // plain take the ordinary v2 route.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ID_SOURCE, isReservedRecordId } from '../core/ids.js';
-import { accessLabel, getCollection, readRecord } from '../modules/database/index.js';
+import { accessLabel, getCollection, readRecord, readRecordAhead, type RecordReadAhead } from '../modules/database/index.js';
 import type { FastGet } from '../express/fast-get.js';
 import { sendStoredRecord } from './envelope.js';
 import { answerInV2Shape } from './face.js';
@@ -34,12 +34,17 @@ export function v2RecordGet(parts: V2FastPathParts): FastGet {
     pipeline: parts.pipeline,
     ...(parts.limit ? { limit: parts.limit } : {}),
     fail: (err, request, response) => { answerInV2Shape(request, response); parts.onError(err, request, response, () => undefined); },
-    answer(request, response, [, appId, collection, id], fail) {
+    // While the token is checked against a database, the record is read with its session and
+    // user (one round trip instead of two), as on v1.
+    readAhead(request, [, , collection, id]) {
+      try { return request.ws ? readRecordAhead(request.ws, collection, id) : undefined; } catch { return undefined; }
+    },
+    answer(request, response, [, appId, collection, id], fail, ahead) {
       request.params = { collection, id };
       request.accessRule = accessLabel(getCollection(request.ws, collection), 'read', request.auth);
       // What compression would have said of a JSON answer it left uncompressed.
       response.setHeader('Vary', 'Accept-Encoding');
-      const record = readRecord(request.ws, collection, id, { auth: request.auth });
+      const record = readRecord(request.ws, collection, id, { auth: request.auth }, ahead as RecordReadAhead | undefined);
       if (record instanceof Promise) record.then((doc) => sendStoredRecord(request, response, doc, { appId, collection, id }), fail);
       else sendStoredRecord(request, response, record, { appId, collection, id });
     },

@@ -50,6 +50,26 @@ describe('a record GET by id, read while the token is checked', () => {
     }
   });
 
+  it('on v2 too: one statement, and a refusal shows nothing of the record', async () => {
+    const made = await t.req('POST', '/database/notes', { body: { text: 'v2 words' }, token: owner.token });
+    const v2 = (token: string) => fetch(`${t.url}/v2/app/${t.workspace}/database/notes/${made.body._id}`, {
+      // Uncompressed: a compressible answer takes v2's ordinary route.
+      headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'identity' },
+    });
+    const seen = readStatements();
+    const mine = await v2(owner.token);
+    expect(mine.status).toBe(200);
+    expect(await mine.text()).toContain('v2 words');
+    if (pgEngineOf(t.srv)) {
+      const withRecord = seen.filter((s) => s.ids.includes(made.body._id));
+      expect(withRecord).toHaveLength(1);
+      expect(withRecord[0].ids).toContain(owner._id);
+    }
+    const refused = await v2(other.token);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).not.toContain('v2 words');
+  });
+
   it('decides access before showing the record: another user\'s note is refused, without its content', async () => {
     const note = await t.req('POST', '/database/notes', { body: { text: 'secret words' }, token: owner.token });
     expect(note.status).toBe(201);
