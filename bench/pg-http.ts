@@ -168,7 +168,9 @@ async function floorMs(url: string, table: string, op: OpName, id: string): Prom
   await client.connect();
   try {
     const times: Array<{ exec: number; plan: number }> = [];
-    for (const st of statements) {
+    for (const [k, st] of statements.entries()) {
+      // Pages as the server plans them (page-plans.ts): without parallel workers; a count as usual.
+      await client.query(k === 1 ? 'RESET max_parallel_workers_per_gather' : 'SET max_parallel_workers_per_gather = 0');
       await client.query(st.text, st.values);
       const runs: Array<{ exec: number; plan: number }> = [];
       for (let i = 0; i < 3; i++) {
