@@ -19,6 +19,7 @@ import { createContext } from './modules/server-state.js';
 import { buildApp } from './app.js';
 import { ApiError } from './core/errors.js';
 import { modules } from './modules/index.js';
+import { startKeptEvents } from './modules/kept-events.js';
 import { createWorkspace, createFirstWorkspace, firstAdminStored } from './modules/workspaces/index.js';
 import { applySeed } from './modules/workspaces/index.js';
 import { takeSnapshot, restoreSnapshot, type SnapshotInfo } from './modules/workspaces/index.js';
@@ -76,6 +77,7 @@ async function assemble(config: ServerConfig): Promise<HomebaseServer> {
     const ctx: AppContext = createContext({ config, registry, bus, upgradeHandlers: [], closers: [] });
     const app = buildApp(ctx, modules);
     for (const m of modules) await m.start?.(ctx);
+    await startKeptEvents(ctx);
 
     let generatedAdmin: HomebaseServer['generatedAdmin'];
     if (registry.list().length === 0) {

@@ -3,6 +3,7 @@
 // one is opened, created, copied into a new one (a fork) and removed, and, for each workspace,
 // its stores. The engine is picked once, at start (storage/open-storage.ts); nothing outside the
 // engine's folder and that file knows which one it is.
+import type { BusEvent } from '../core/bus.js';
 import type { WorkspaceInfo } from '../shared/models.js';
 import type { ProcessLink } from './processes.js';
 import type { Doc } from './query.js';
@@ -77,4 +78,10 @@ export interface WorkspaceStorage {
   writeExpiry(value: unknown): Promise<void>;
   /** Closes every store; resolves to what could not be done, one line each. Never rejects. */
   close(): Promise<string[]>;
+  /** Where the engine keeps a write's event in the write itself without a transaction of its own
+   *  (the embedded stores' files): turns that on, and resolves to the events a previous run kept
+   *  and never settled, to publish again. */
+  keepEvents?(): Promise<BusEvent[]>;
+  /** A kept event's owed listeners are done with it. */
+  eventSettled?(id: string): void;
 }

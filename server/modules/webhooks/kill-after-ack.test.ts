@@ -18,7 +18,7 @@ import { serveJson, type Started } from '../../test/spawn.js';
 import { startReceiver, waitFor, type Receiver } from '../../test/receiver.js';
 
 const CONSOLE_TOKEN = 'hbc_kill-after-ack-console-token-0001';
-const skip = TEST_DRIVER === 'postgres' ? !!PG_SKIP_REASON : true;
+const skip = TEST_DRIVER === 'postgres' && !!PG_SKIP_REASON;
 
 describe.skipIf(skip)(`a server SIGKILLed right after acknowledging writes (${TEST_DRIVER})`, () => {
   const suite: PgSuite | undefined = TEST_DRIVER === 'postgres' ? usePgDatabase('killack') : undefined;

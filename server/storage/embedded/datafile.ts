@@ -34,6 +34,9 @@ export interface ParsedFile {
   bytes: number;
   /** How many names its inode has (more than 1: shared with a fork or its source). */
   links: number;
+  /** Events kept with their writes and not settled yet, by id, in the order of their lines
+   *  (kept-events.ts). */
+  events: Map<string, Record<string, unknown> & { id: string }>;
 }
 
 const serializeDoc = (model as unknown as { serialize(o: unknown): string }).serialize;
@@ -72,7 +75,7 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
     stat(temp).then(() => true, () => false),
   ]);
   const hasFile = fileStat !== null;
-  if (!hasFile && !hasTemp) return { docs: [], byId: new Map(), specs: [], needsRewrite: false, bytes: 0, links: 1 }; // never written
+  if (!hasFile && !hasTemp) return { docs: [], byId: new Map(), specs: [], needsRewrite: false, bytes: 0, links: 1, events: new Map() }; // never written
   if (!hasFile && hasTemp) await rename(temp, filename);
   else if (hasTemp) await rm(temp, { force: true }).catch(() => undefined);
   // One buffer decoded once: readFile(file, 'utf8') decodes 512 KiB chunks into a rope that the
@@ -87,12 +90,21 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
 
   const byId = new Map<unknown, Doc>();
   const specs = new Map<string, IndexSpec>();
+  const events = new Map<string, Record<string, unknown> & { id: string }>();
+  let lastDoc: Doc | undefined;
   let lines = 0, corrupt = 0, docLines = 0, indexLines = 0, removedIndexes = 0;
   const take = (doc: Doc) => {
     if (doc._id) {
       docLines++;
+      lastDoc = doc.$$deleted === true ? undefined : doc;
       if (doc.$$deleted === true) byId.delete(doc._id);
       else byId.set(doc._id, doc); // a later line wins, in the first line's place (as nedb)
+    } else if (doc.$$event && typeof (doc.$$event as { id?: unknown }).id === 'string') {
+      // An event kept with its write: its data is the document line just before (`$$doc`).
+      const event = doc.$$event as Record<string, unknown> & { id: string };
+      if (doc.$$doc === true) { if (lastDoc) events.set(event.id, { ...event, data: lastDoc }); } else events.set(event.id, event);
+    } else if (Array.isArray(doc.$$settled)) {
+      for (const id of doc.$$settled) events.delete(id as string);
     } else if ((doc.$$indexCreated as IndexSpec | undefined)?.fieldName != null) {
       indexLines++;
       const spec = doc.$$indexCreated as IndexSpec;
@@ -114,6 +126,7 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
       take(parseLine(line, revive && mayHoldDate(line)));
     } catch {
       corrupt++;
+      lastDoc = undefined;
       const tail = recoverTail(line);
       if (tail) take(tail);
     }
@@ -124,7 +137,7 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
   const docs = [...byId.values()];
   const needsRewrite = corrupt > 0 || docLines !== docs.length || removedIndexes > 0 || indexLines !== specs.size
     || (raw.length > 0 && !raw.endsWith('\n'));
-  return { docs, byId, specs: [...specs.values()], needsRewrite, bytes: buffer.length, links: fileStat?.nlink ?? 1 };
+  return { docs, byId, specs: [...specs.values()], needsRewrite, bytes: buffer.length, links: fileStat?.nlink ?? 1, events };
 }
 
 /** Gives `path` an inode of its own when another name shares it (a fork's store file and its

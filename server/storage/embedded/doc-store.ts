@@ -19,6 +19,8 @@ import { indexKey, type IndexSpec } from '../store.js';
 import { MEMO_FROM } from './indexes.js';
 import { uniqueViolated } from './group-commit.js';
 import { StagingStore } from './staging.js';
+import { eventLine } from './kept-events.js';
+import type { BusEvent } from '../../core/bus.js';
 
 export type { Doc, StoreQuery, QueryResult, IndexSpec };
 export { MEMO_FROM };
@@ -84,6 +86,9 @@ export class DocStore extends StagingStore {
       if (defer) store.deferIdIndex(parsed.byId as Map<unknown, Doc>, parsed.docs as Doc[]);
       for (const index of Object.values(store.engine.indexes)) bulkResetIndex(index, parsed.docs);
       store.count = parsed.docs.length;
+      // Events a previous run kept with their writes and never settled (kept-events.ts).
+      for (const [id, event] of parsed.events) store.pendingEvents.set(id, event as unknown as BusEvent);
+      store.loadedEvents = [...store.pendingEvents.values()];
       // A file with superseded or damaged lines is rewritten; if the disk refuses, the store
       // still loads (reads work) and the rewrite waits for the next compaction.
       if (parsed.needsRewrite) await store.compactNow().catch(() => undefined);
@@ -146,16 +151,23 @@ export class DocStore extends StagingStore {
   /** Reads document `id`, computes its next version with `change` (undefined: leave it) and
    *  writes it, all within `exclusive(id)`. Resolves to the stored result (or undefined if the
    *  document is missing or unchanged by `change`). */
-  async update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>): Promise<Doc | undefined> {
+  async update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>, eventOf?: (next: Doc) => BusEvent): Promise<Doc | undefined> {
     return this.exclusive(id, async () => {
       const current = this.get(id);
       if (!current) return undefined;
       const next = await change(current);
-      return next ? this.replace(id, next) : undefined;
+      if (!next) return undefined;
+      const doc = { ...next, _id: id };
+      return this.replace(id, doc, eventOf?.(doc));
     });
   }
 
-  async insert(doc: Doc): Promise<Doc> {
+  /** `event`, the event the write publishes: kept in the file with it when events are kept
+   *  (kept-events.ts), and then marked `outboxed`. */
+  async insert(doc: Doc, event?: BusEvent): Promise<Doc> {
+    const keep = this.keepsEvent(event);
+    if (typeof keep !== 'boolean') await keep;
+    const kept = keep === false ? undefined : event;
     return this.batched((batch) => {
       const prepared = this.prepare(doc);
       if (batch.get(prepared._id)) throw uniqueViolated(prepared._id);
@@ -164,9 +176,9 @@ export class DocStore extends StagingStore {
       else this.tryInsert([prepared]);
       batch.set(prepared._id, prepared);
       return {
-        text: serialize(prepared) + '\n',
+        text: serialize(prepared) + '\n' + (kept ? eventLine(kept, doc) : ''),
         undo: () => this.engine._removeFromIndexes(prepared),
-        apply: () => { this.engine._addToIndexes(prepared); this.count++; },
+        apply: () => { this.engine._addToIndexes(prepared); this.count++; if (kept) this.eventKept(kept); },
         result: prepared,
       };
     });
@@ -186,7 +198,10 @@ export class DocStore extends StagingStore {
   }
 
   /** Replaces a whole document; resolves to the stored one, or undefined if it is gone. */
-  async replace(id: string, doc: Doc): Promise<Doc | undefined> {
+  async replace(id: string, doc: Doc, event?: BusEvent): Promise<Doc | undefined> {
+    const keep = this.keepsEvent(event);
+    if (typeof keep !== 'boolean') await keep;
+    const kept = keep === false ? undefined : event;
     return this.batched((batch) => {
       const old = batch.get(id);
       if (!old) return { result: undefined };
@@ -196,24 +211,27 @@ export class DocStore extends StagingStore {
       else this.tryUpdate(pair);
       batch.set(id, next);
       return {
-        text: serialize(next) + '\n',
+        text: serialize(next) + '\n' + (kept ? eventLine(kept, doc) : ''),
         undo: () => this.engine._updateIndexes([{ oldDoc: next, newDoc: old }]),
-        apply: () => this.engine._updateIndexes(pair),
+        apply: () => { this.engine._updateIndexes(pair); if (kept) this.eventKept(kept); },
         result: next,
       };
     });
   }
 
-  async remove(id: string): Promise<boolean> {
+  async remove(id: string, event?: BusEvent): Promise<boolean> {
+    const keep = this.keepsEvent(event);
+    if (typeof keep !== 'boolean') await keep;
+    const kept = keep === false ? undefined : event;
     return this.batched((batch) => {
       const old = batch.get(id);
       if (!old) return { result: false };
       if (batch.trial) this.engine._removeFromIndexes(old);
       batch.set(id, undefined);
       return {
-        text: serialize({ $$deleted: true, _id: id }) + '\n',
+        text: serialize({ $$deleted: true, _id: id }) + '\n' + (kept ? eventLine(kept, undefined) : ''),
         undo: () => this.engine._addToIndexes(old),
-        apply: () => { this.engine._removeFromIndexes(old); this.count--; },
+        apply: () => { this.engine._removeFromIndexes(old); this.count--; if (kept) this.eventKept(kept); },
         result: true,
       };
     });

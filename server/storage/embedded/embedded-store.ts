@@ -2,7 +2,8 @@
 // share of write groups: an undo log of the group's writes (write-group.ts), and what requests
 // outside a group see meanwhile (group-hold.ts).
 import type { Condition, Doc, StoreQuery } from '../query.js';
-import type { IndexSpec, Store } from '../store.js';
+import type { IndexSpec, Store, UpdateOptions, WriteOptions } from '../store.js';
+import type { BusEvent } from '../../core/bus.js';
 import { activeWriteGroup, type WriteGroup } from '../write-group.js';
 import { GroupHold } from './group-hold.js';
 import { translateNedbError, type DocStore } from './doc-store.js';
@@ -22,10 +23,10 @@ export class EmbeddedStore implements Store {
   async findBy(path: string, value: unknown) { await this.hold.settled(); return this.doc.findBy(path, value); }
   async all() { await this.hold.settled(); return this.doc.all(); }
   async count() { await this.hold.settled(); return this.doc.size; }
-  insert(doc: Doc) { return this.write([doc._id], () => this.doc.insert(doc)); }
+  insert(doc: Doc, options?: WriteOptions) { return this.write([doc._id], () => this.doc.insert(doc, options?.event), options?.event); }
   insertMany(docs: Doc[]) { return this.write(docs.map((d) => d._id), () => this.doc.insertMany(docs)); }
-  replace(id: string, doc: Doc) { return this.write([id], () => this.doc.replace(id, doc)); }
-  remove(id: string) { return this.write([id], () => this.doc.remove(id)); }
+  replace(id: string, doc: Doc, options?: WriteOptions) { return this.write([id], () => this.doc.replace(id, doc, options?.event), options?.event); }
+  remove(id: string, options?: WriteOptions) { return this.write([id], () => this.doc.remove(id, options?.event), options?.event); }
   async removeWhere(conditions: Condition[]) {
     await this.hold.settled();
     const ids = this.doc.find({ conditions, sort: [], limit: Number.MAX_SAFE_INTEGER, offset: 0 }).data.map((d) => d._id);
@@ -40,34 +41,43 @@ export class EmbeddedStore implements Store {
   exclusive<T>(key: string, fn: () => Promise<T> | T) {
     return this.hold.section<T>((run) => this.doc.exclusive(key, run), fn);
   }
-  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>) {
+  update(id: string, change: (current: Doc) => Doc | undefined | Promise<Doc | undefined>, options?: UpdateOptions) {
     const g = activeWriteGroup();
-    if (g) return this.tracked(g, [id], () => this.doc.update(id, change));
+    if (g) {
+      let event: BusEvent | undefined;
+      const eventOf = options?.event && ((doc: Doc) => (event = options.event!(doc)));
+      return this.tracked(g, [id], () => this.doc.update(id, change, eventOf), () => event);
+    }
     // doc.update takes the document's section itself: enter it as exclusive() would.
     return this.hold.section((run) => this.doc.exclusive(id, run), async () => {
       const current = this.doc.get(id);
       if (!current) return undefined;
       const next = await change(current);
-      return next ? this.doc.replace(id, next) : undefined;
+      if (!next) return undefined;
+      const doc = { ...next, _id: id };
+      return this.doc.replace(id, doc, options?.event?.(doc));
     });
   }
 
   /** A write: tracked when it belongs to a write group; outside one, it waits while a group
    *  holds the store (unless it runs in a section admitted before the group began). */
-  private async write<T>(ids: string[], run: () => Promise<T>): Promise<T> {
+  private async write<T>(ids: string[], run: () => Promise<T>, event?: BusEvent): Promise<T> {
     const g = activeWriteGroup();
-    if (g) return this.tracked(g, ids, run);
+    if (g) return this.tracked(g, ids, run, () => event);
     await this.hold.settled();
     return run();
   }
 
   /** A write inside a write group (write-group.ts): once it succeeded, the group can put the
    *  documents it touched back as they were before it. */
-  private async tracked<T>(group: WriteGroup, ids: string[], write: () => Promise<T>): Promise<T> {
+  private async tracked<T>(group: WriteGroup, ids: string[], write: () => Promise<T>, eventOf?: () => BusEvent | undefined): Promise<T> {
     const before = ids.map((id) => this.doc.get(id));
     this.hold.track(group, ids, (id) => this.doc.get(id));
     const out = await write();
+    const event = eventOf?.();
     group.onUndo(async () => {
+      // The group's events are never published: a kept one is settled.
+      if (event?.outboxed) this.doc.kept?.events.settled(event.id);
       for (let i = ids.length - 1; i >= 0; i--) {
         const was = before[i];
         const now = this.doc.get(ids[i]);

@@ -9,6 +9,9 @@ import type { Doc } from '../query.js';
 import { KeyNameError } from '../field-names.js';
 import { compactText } from './datafile.js';
 import { ReadableStore } from './reads.js';
+import { fullEventLine, type KeptEvents } from './kept-events.js';
+import type { BusEvent } from '../../core/bus.js';
+import { logger } from '../../core/logger.js';
 
 const DEFAULT_COMPACT_MS = 10 * 60 * 1000;
 /** Compact early once the file holds this many superseded lines beyond the live documents. */
@@ -16,8 +19,72 @@ const COMPACT_AFTER_WRITES = 20_000;
 /** ... or once it has grown by this much plus its size after the last compaction (large
  *  documents, such as webhook deliveries, rewritten a few times). */
 const COMPACT_AFTER_GROWTH = 8 * 1024 * 1024;
+/** Settled events are marked so in the file this long after (many in one line). */
+const SETTLE_FLUSH_MS = 50;
 
 export class GroupCommitStore extends ReadableStore {
+  /** Set by the workspace's stores when events are kept (kept-events.ts): where they are held,
+   *  and this store's name in the workspace's list. */
+  kept: { events: KeptEvents; name: string } | undefined;
+  /** Events in the file not settled yet (written again by a compaction). */
+  protected pendingEvents = new Map<string, BusEvent>();
+  /** Those the file had at load, for the start to publish again (taken once). */
+  protected loadedEvents: BusEvent[] = [];
+  private settledIds: string[] = [];
+  private settleTimer: NodeJS.Timeout | undefined;
+
+  /** Will a write with `event` keep it in the file? Lists the store first when it must. */
+  protected keepsEvent(event: BusEvent | undefined): Promise<void> | boolean {
+    if (!event || !this.file || !this.kept?.events.enabled) return false;
+    return this.kept.events.list(this.kept.name) ?? true;
+  }
+
+  /** The append holding `event` succeeded: it is held until settled. */
+  protected eventKept(event: BusEvent): void {
+    this.pendingEvents.set(event.id, event);
+    this.kept?.events.held(event.id, this);
+    event.outboxed = true;
+  }
+
+  /** The events the file held unsettled at load (once). */
+  takeLoadedEvents(): BusEvent[] {
+    const out = this.loadedEvents;
+    this.loadedEvents = [];
+    return out;
+  }
+
+  /** Does the file hold events not settled yet? */
+  get holdsEvents(): boolean { return this.pendingEvents.size > 0; }
+
+  /** The event is settled: marked so in the file a moment later (with the others of that moment). */
+  settleEvent(id: string): void {
+    if (!this.pendingEvents.delete(id)) return;
+    this.settledIds.push(id);
+    if (!this.settleTimer && !this.closed) {
+      this.settleTimer = setTimeout(() => void this.flushSettled(), SETTLE_FLUSH_MS);
+      this.settleTimer.unref();
+    }
+  }
+
+  /** Appends the settled marks waiting, in the write queue (not a write: readers' memos stay). */
+  protected flushSettled(): Promise<void> {
+    if (this.settleTimer) { clearTimeout(this.settleTimer); this.settleTimer = undefined; }
+    const run = async () => {
+      if (!this.settledIds.length || !this.file || this.closed) return;
+      const ids = this.settledIds.splice(0);
+      try {
+        await this.append(`${JSON.stringify({ $$settled: ids })}\n`);
+      } catch (err) {
+        // Marked with the next flush; meanwhile they would only be published again.
+        this.settledIds.unshift(...ids);
+        logger.warn({ err: (err as Error).message, file: this.filename }, 'could not mark dispatched events in a store file yet');
+      }
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+
   protected startCompactionTimer(compactEvery: number | undefined): void {
     const every = compactEvery ?? DEFAULT_COMPACT_MS;
     if (this.filename && every > 0) {
@@ -38,6 +105,7 @@ export class GroupCommitStore extends ReadableStore {
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.timer) clearInterval(this.timer);
+    await this.flushSettled();
     try {
       // Nothing appended since the load (or last compaction): the file is already compact, and
       // rewriting 100,000 records would only slow the shutdown.
@@ -53,6 +121,7 @@ export class GroupCommitStore extends ReadableStore {
    *  waits for queued writes, stops the timer; later writes are refused. */
   async detach(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.settleTimer) clearTimeout(this.settleTimer);
     await this.queue;
     this.closed = true;
     this.orders.clear();
@@ -61,6 +130,7 @@ export class GroupCommitStore extends ReadableStore {
   /** Closes the store and deletes its file. */
   async drop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.settleTimer) clearTimeout(this.settleTimer);
     await this.queue;
     this.closed = true;
     this.orders.clear();
@@ -76,7 +146,12 @@ export class GroupCommitStore extends ReadableStore {
 
   protected async compactNow(): Promise<void> {
     if (!this.file) return;
-    await this.file.rewrite(compactText(this.all(), this.indexSpecs()));
+    // The events not settled yet stay (their data whole); the settled ones' marks are not needed.
+    let events = '';
+    for (const e of this.pendingEvents.values()) events += fullEventLine(e);
+    const marked = this.settledIds.length; // settled before: their events are not in the new file
+    await this.file.rewrite(compactText(this.all(), this.indexSpecs()) + events);
+    this.settledIds.splice(0, marked);
     this.header = '';
     this.writesSinceCompaction = 0;
     this.compactedBytes = this.file.bytes;

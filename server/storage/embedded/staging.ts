@@ -44,6 +44,7 @@ export class StagingStore extends GroupCommitStore {
         this.sharedIndexes = false; // built here for this store alone
         this.count = copies.length;
         this.writesSinceCompaction = 0;
+        this.pendingEvents.clear(); // the file's events went with its content
       },
     };
   }

@@ -2,6 +2,7 @@
 // its file) on first use, the files under the workspace's folder (`stores/<name>.db`,
 // `collections/<id>.db`), the idle deadline in `expiry.json`. In memory there are no files.
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DocStore } from './doc-store.js';
 import { embeddedStore } from './embedded-store.js';
@@ -11,6 +12,8 @@ import { ALONE, type ProcessLink } from '../processes.js';
 import type { Store } from '../store.js';
 import type { WorkspaceStorage } from '../engine.js';
 import { checkStoreName, type Workspace } from '../workspace.js';
+import { KeptEvents } from './kept-events.js';
+import type { BusEvent } from '../../core/bus.js';
 
 const LOAD_RETRY_MS = 1000;
 const LOAD_RETRY_MAX_MS = 60_000;
@@ -22,10 +25,22 @@ export class EmbeddedStores implements WorkspaceStorage {
   private opened = new Map<string, DocStore>();
   readonly backend: EmbeddedWorkspaceBackend;
   readonly processes: ProcessLink = ALONE;
+  /** Events kept with their writes (on disk only; kept-events.ts). */
+  private readonly kept: KeptEvents | undefined;
 
   constructor(readonly ws: Workspace, readonly compactEvery: number) {
     this.backend = new EmbeddedWorkspaceBackend(ws, this);
+    this.kept = ws.dir ? new KeptEvents(ws.dir, ws.id) : undefined;
   }
+
+  /** Events published by writes are kept with them from now on; resolves to those a previous
+   *  run kept and never settled (to publish again). */
+  async keepEvents(): Promise<BusEvent[]> {
+    return this.kept ? this.kept.start((name) => this.docStore(name)) : [];
+  }
+
+  /** An event kept with its write is settled (its owed listeners are done with it). */
+  eventSettled(id: string): void { this.kept?.settled(id); }
 
   /** The workspace's folder (undefined in memory). */
   get dir(): string | undefined { return this.ws.dir; }
@@ -44,7 +59,7 @@ export class EmbeddedStores implements WorkspaceStorage {
       const failed = this.loadFailures.get(name);
       if (failed && Date.now() < failed.retryAt) return Promise.reject(failed.error);
       const file = this.fileOf(name);
-      store = DocStore.open({ filename: file, compactEvery: this.compactEvery });
+      store = DocStore.open({ filename: file, compactEvery: this.compactEvery }).then((s) => this.keeping(s, name));
       this.stores.set(name, store);
       store.then(() => this.loadFailures.delete(name), (err: unknown) => {
         if (this.stores.get(name) === store) this.stores.delete(name);
@@ -70,8 +85,14 @@ export class EmbeddedStores implements WorkspaceStorage {
   /** Makes `store` the store `name`, open and loaded (a fork's copy, fork.ts). */
   adoptStore(name: string, store: DocStore): void {
     checkStoreName(name);
+    this.keeping(store, name);
     this.stores.set(name, Promise.resolve(store));
     this.opened.set(name, store);
+  }
+
+  private keeping(store: DocStore, name: string): DocStore {
+    if (this.kept) store.kept = { events: this.kept, name };
+    return store;
   }
 
   async storeNames(): Promise<string[]> {
@@ -130,6 +151,14 @@ export class EmbeddedStores implements WorkspaceStorage {
       const store = await p.catch(() => undefined);
       try { await store?.close(); } catch (err) { problems.push(`workspace '${this.ws.id}', ${name} store: ${(err as Error).message}`); }
     }));
+    try {
+      await this.kept?.close((name) => {
+        const store = this.opened.get(name);
+        return store ? store.holdsEvents : existsSync(this.fileOf(name)!);
+      });
+    } catch (err) {
+      problems.push(`workspace '${this.ws.id}', list of stores holding events: ${(err as Error).message}`);
+    }
     return problems;
   }
 }
