@@ -8,9 +8,10 @@ import type { BusEvent } from '../core/bus.js';
 /** What a write may store with it. `event`: the event the write publishes, stored in the same
  *  transaction where the driver keeps an outbox (PostgreSQL: the write and its event are
  *  committed together, and a live process dispatches an event whose process died before it did;
- *  the driver sets `event.outboxed`). The embedded driver stores nothing more: its process
- *  dispatches the event right after the write, and a crash in between loses the event's side
- *  effects, never the write. The event is stored only when the write changed something. */
+ *  the driver sets `event.outboxed`). The embedded driver appends it to the store's file in the
+ *  write's own append, once its server keeps events (embedded/kept-events.ts: published again
+ *  at the next start when the process died before dispatching it), and sets `event.outboxed`
+ *  too. The event is stored only when the write changed something. */
 export interface WriteOptions { event?: BusEvent }
 
 /** What an `update` may store with it: `event(next)`, the event of the change that writes
