@@ -182,6 +182,9 @@ export class DataFile {
   /** The file now has another name (a fork's store file was linked to it, or it to a source's). */
   markLinked(): void { this.linked = true; }
 
+  /** Does the file (maybe) share its inode with another store's? */
+  get isLinked(): boolean { return this.linked; }
+
   /** Appends whole lines; on failure the file is as before and the error is a storage error. */
   async append(text: string): Promise<void> {
     const data = this.broken ? `\n${text}` : text;

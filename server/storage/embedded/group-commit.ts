@@ -66,17 +66,17 @@ export class GroupCommitStore extends ReadableStore {
     }
   }
 
-  /** Appends the settled marks waiting, in the write queue (not a write: readers' memos stay). */
+  /** Appends the settled marks waiting, in the write queue (not a write: readers' memos stay).
+   *  Not while the file shares its inode with a fork's (the marks would make it this store's own
+   *  copy): they then go with the store's next write. */
   protected flushSettled(): Promise<void> {
     if (this.settleTimer) { clearTimeout(this.settleTimer); this.settleTimer = undefined; }
     const run = async () => {
-      if (!this.settledIds.length || !this.file || this.closed) return;
-      const ids = this.settledIds.splice(0);
+      if (!this.settledIds.length || !this.file || this.closed || this.file.isLinked) return;
       try {
-        await this.append(`${JSON.stringify({ $$settled: ids })}\n`);
+        await this.append('');
       } catch (err) {
-        // Marked with the next flush; meanwhile they would only be published again.
-        this.settledIds.unshift(...ids);
+        // Marked with the next append; meanwhile they would only be published again.
         logger.warn({ err: (err as Error).message, file: this.filename }, 'could not mark dispatched events in a store file yet');
       }
     };
@@ -140,7 +140,14 @@ export class GroupCommitStore extends ReadableStore {
   /** Appends lines to the file (with the header lines still owed, see `header`). */
   protected async append(text: string): Promise<void> {
     if (!this.file) return;
-    await this.file.append(this.header + text);
+    // The settled marks waiting go with it.
+    const ids = this.settledIds.length ? this.settledIds.splice(0) : undefined;
+    try {
+      await this.file.append(this.header + text + (ids ? `${JSON.stringify({ $$settled: ids })}\n` : ''));
+    } catch (err) {
+      if (ids) this.settledIds.unshift(...ids);
+      throw err;
+    }
     this.header = '';
   }
 
