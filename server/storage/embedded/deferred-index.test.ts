@@ -197,6 +197,8 @@ describe('deferred indexes', () => {
     expect(await store.findSliced(newest)).toEqual(reference(docs, newest));
     expect(await store.findSliced(byId)).toEqual(reference(docs, byId));
     expect(store.find({ ...newest, limit: 2 })).toEqual(reference(docs, { ...newest, limit: 2 }));
+    const unsorted = { conditions: [], sort: [], limit: 1, offset: 0 }; // the default order: createdAt
+    expect(await store.findSliced(unsorted)).toEqual(reference(docs, unsorted));
     expect(store.sortOrders).toEqual([]);
     const mixed = { conditions: [], sort: [{ path: 'mixed', dir: 1 as const }], limit: 5, offset: 0 };
     expect(await store.findSliced(mixed)).toEqual(reference(docs, mixed));

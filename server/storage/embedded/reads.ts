@@ -2,7 +2,7 @@
 // document, and list queries through the planner (planner.ts), remembered on big stores until
 // the store next changes.
 import type { AvlNode } from './nedb-types.js';
-import { runSliced, runSteps, type Doc, type QueryResult, type StoreQuery } from '../query.js';
+import { DEFAULT_SORT, runSliced, runSteps, type Doc, type QueryResult, type StoreQuery } from '../query.js';
 import { querySteps, runQuery } from './planner.js';
 import { IndexedStore } from './indexes.js';
 import { indexKey } from '../store.js';
@@ -74,8 +74,8 @@ export class ReadableStore extends IndexedStore {
    *  would be built beside the list (slowing it) and then kept, and changed by every write, for
    *  nothing. Such a list scans, as it would have while the order was being built. */
   private ordersFor(query: StoreQuery): SortOrders | undefined {
-    const path = query.sort[0]?.path;
-    if (path !== undefined && (this.deferred.has(indexKey(path)) || (path === '_id' && this.loaded))) return undefined;
+    const path = (query.sort.length ? query.sort : DEFAULT_SORT)[0].path;
+    if (this.deferred.has(indexKey(path)) || (path === '_id' && this.loaded)) return undefined;
     return this.orders;
   }
 
