@@ -80,6 +80,23 @@ describe('events kept with their writes (embedded)', () => {
     expect(await c.kept.start(c.open)).toEqual([]);
   });
 
+  it('settles, never publishes again, the events of a store loaded again after a swap', async () => {
+    const dir = folder();
+    const a = run(dir);
+    await a.kept.start(a.open);
+    const items = await a.open('items');
+    const before = event('record.created', { _id: 's1' });
+    await items.insert({ _id: 's1' }, before);
+    // An import, restore or reset appended its lines and the store is loaded again.
+    const reloaded = await DocStore.open({ filename: join(dir, 'items.db'), compactEvery: 0 });
+    reloaded.kept = { events: a.kept, name: 'items' };
+    a.kept.opened(reloaded);
+    expect(reloaded.takeLoadedEvents()).toEqual([]);
+    await reloaded.close();
+    const b = run(dir);
+    expect(await b.kept.start(b.open)).toEqual([]);
+  });
+
   it('keeps no event for a refused write or before it is turned on, and a compaction keeps the unsettled ones whole', async () => {
     const dir = folder();
     const a = run(dir);

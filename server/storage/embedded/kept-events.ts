@@ -43,6 +43,7 @@ export function fullEventLine(event: BusEvent): string {
  *  store names a start looks into. Off until `start` (offline commands keep no events). */
 export class KeptEvents {
   private on = false;
+  private starting = false;
   /** Store names in the pending file. */
   private listed = new Set<string>();
   private listing = new Map<string, Promise<void>>();
@@ -59,6 +60,24 @@ export class KeptEvents {
    *  now held here until settled; `open` opens a store by name. */
   async start(open: (name: string) => Promise<GroupCommitStore>): Promise<BusEvent[]> {
     this.on = true;
+    this.starting = true;
+    try {
+      return await this.recover(open);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  /** A store opened while keeping is on, outside the start: one loaded again after a swap
+   *  replaced its content (an import, restore or reset). Events its file still holds came before
+   *  the new content, and the dispatch of those in flight was told to the store it replaced:
+   *  they are settled here, never published again. */
+  opened(store: GroupCommitStore): void {
+    if (!this.on || this.starting) return;
+    for (const event of store.takeLoadedEvents()) store.settleEvent(event.id);
+  }
+
+  private async recover(open: (name: string) => Promise<GroupCommitStore>): Promise<BusEvent[]> {
     const text = await readFile(this.file, 'utf8').catch(() => '');
     const names = [...new Set(text.split('\n').filter(Boolean))];
     for (const n of names) this.listed.add(n);

@@ -91,7 +91,7 @@ export class EmbeddedStores implements WorkspaceStorage {
   }
 
   private keeping(store: DocStore, name: string): DocStore {
-    if (this.kept) store.kept = { events: this.kept, name };
+    if (this.kept) { store.kept = { events: this.kept, name }; this.kept.opened(store); }
     return store;
   }
 
