@@ -5,6 +5,7 @@
 // finished before it. On the embedded driver the same answers are checked (no read ahead there).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pgEngineOf, startTestServer, type TestServer, type TestUser } from '../../test/harness.js';
+import { recordStatements } from '../../test/pg-statements.js';
 
 let t: TestServer;
 let owner: TestUser;
@@ -22,15 +23,9 @@ afterEach(() => { vi.restoreAllMocks(); });
 /** The read-by-id statements the server's database runs from now on (none on the embedded
  *  driver), with the ids each asked for. */
 function readStatements(): Array<{ text: string; ids: string[] }> {
-  const seen: Array<{ text: string; ids: string[] }> = [];
   const engine = pgEngineOf(t.srv);
-  if (!engine) return seen;
-  const query = engine.db.query.bind(engine.db);
-  vi.spyOn(engine.db, 'query').mockImplementation(((text: string, values?: unknown[], ...rest: unknown[]) => {
-    if (/ AS v FROM /.test(text)) seen.push({ text, ids: (values ?? []).flat() as string[] });
-    return (query as (...a: unknown[]) => unknown)(text, values, ...rest);
-  }) as typeof engine.db.query);
-  return seen;
+  if (!engine) return [];
+  return recordStatements(engine.db, (text, values) => (/ AS v FROM /.test(text) ? { text, ids: values.flat() as string[] } : undefined));
 }
 
 describe('a record GET by id, read while the token is checked', () => {

@@ -4,20 +4,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pgBin } from '../../test/pg-cluster.js';
 import { usePgDatabase } from '../../test/pg-suite.js';
+import { recordStatements } from '../../test/pg-statements.js';
 import type { BusEvent } from '../../core/bus.js';
 import { Outbox } from './outbox.js';
 
 const suite = usePgDatabase('outboxride');
 
-function statements(): Array<{ text: string; values: unknown[] }> {
-  const seen: Array<{ text: string; values: unknown[] }> = [];
-  const query = suite.db.query.bind(suite.db);
-  vi.spyOn(suite.db, 'query').mockImplementation(((text: string, ...rest: unknown[]) => {
-    seen.push({ text, values: rest[0] as unknown[] });
-    return (query as (...a: unknown[]) => unknown)(text, ...rest);
-  }) as typeof suite.db.query);
-  return seen;
-}
+const statements = () => recordStatements(suite.db, (text, values) => ({ text, values }));
 
 afterEach(() => { vi.restoreAllMocks(); suite.db.outbox = undefined; });
 

@@ -6,22 +6,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pgBin } from '../../test/pg-cluster.js';
 import { usePgDatabase } from '../../test/pg-suite.js';
+import { recordStatements } from '../../test/pg-statements.js';
 import { UniqueViolationError } from '../errors.js';
 import type { BusEvent } from '../../core/bus.js';
 import { Outbox } from './outbox.js';
 
 const suite = usePgDatabase('patch');
 
-/** The statements the database handle runs from now on. */
-function statements(): string[] {
-  const seen: string[] = [];
-  const query = suite.db.query.bind(suite.db);
-  vi.spyOn(suite.db, 'query').mockImplementation(((text: string, ...rest: unknown[]) => {
-    seen.push(text);
-    return (query as (...a: unknown[]) => unknown)(text, ...rest);
-  }) as typeof suite.db.query);
-  return seen;
-}
+const statements = (): string[] => recordStatements(suite.db);
 
 afterEach(() => { vi.restoreAllMocks(); suite.db.outbox = undefined; });
 

@@ -6,22 +6,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pgBin } from '../../test/pg-cluster.js';
 import { usePgDatabase } from '../../test/pg-suite.js';
+import { recordStatements } from '../../test/pg-statements.js';
 import { getEach } from '../store.js';
 import { inWriteGroup } from '../write-group.js';
 import { MAX_BATCH_IDS } from './read-batch.js';
 
 const suite = usePgDatabase('readbatch');
 
-/** The statements the database handle runs from now on. */
-function statements(): string[] {
-  const seen: string[] = [];
-  const query = suite.db.query.bind(suite.db);
-  vi.spyOn(suite.db, 'query').mockImplementation(((text: string, ...rest: unknown[]) => {
-    seen.push(text);
-    return (query as (...a: unknown[]) => unknown)(text, ...rest);
-  }) as typeof suite.db.query);
-  return seen;
-}
+const statements = (): string[] => recordStatements(suite.db);
 
 afterEach(() => { vi.restoreAllMocks(); });
 
