@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer, tempDataDir, type TestServer } from '../../test/harness.js';
+import { waitFor } from '../../test/receiver.js';
 import { injectDiskFault } from '../disk.js';
 import { DocStore } from './doc-store.js';
 
@@ -28,6 +29,9 @@ describe('a full disk', () => {
     const kept = await t.req('POST', '/database/notes', { body: { _id: 'kept', text: 'before' } });
     expect(kept.status).toBe(201);
     const before = await total();
+    // The create's event is marked settled (no webhook owes it anything) in a line appended a
+    // moment later: wait for it, so the file read here is the one the refused writes must keep.
+    await waitFor(async () => (await readFile(recordsFile(), 'utf8')).includes('$$settled'), 5000, 'the settled mark');
     const fileBefore = await readFile(recordsFile(), 'utf8');
 
     injectDiskFault({ code: 'ENOSPC', path: 'notes.db' });
