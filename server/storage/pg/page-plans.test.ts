@@ -23,6 +23,9 @@ describe('inlineValues', () => {
     expect(inlineValues('SELECT $1::text', ['a\u0000b'])).toBeUndefined();
     expect(inlineValues('SELECT $1::float8', [Infinity])).toBeUndefined();
     expect(inlineValues('SELECT $2::text', ['a'])).toBeUndefined();
+    // A field named with `$1::` in it is a quoted literal of the SQL: no value goes into it.
+    expect(inlineValues(`SELECT doc -> 'a$1::x', "t$1::" FROM t WHERE doc ->> 'it''s $1::' = $1::text`, ["x' ; DROP TABLE t; --"]))
+      .toBe(`SELECT doc -> 'a$1::x', "t$1::" FROM t WHERE doc ->> 'it''s $1::' = 'x'' ; DROP TABLE t; --'::text`);
   });
 });
 

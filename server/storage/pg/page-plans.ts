@@ -22,7 +22,10 @@ import pg from 'pg';
 /** Prepared pages kept per connection: each is a plan in that PostgreSQL backend's memory, about
  *  170 kB for a filtered page sorted on an indexed field. */
 export const MAX_PLANS = 16;
-const PLACEHOLDER = /\$(\d+)::/g;
+/** A placeholder ($n followed by a cast), or a quoted literal or identifier to step over whole: a
+ *  field name may hold `$1::` too, and it sits in the SQL as a quoted literal that a value must
+ *  never be written into. */
+const PLACEHOLDER = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)::/g;
 /** Set for the statement's own (implicit) transaction, so that a plan made or made again by the
  *  EXECUTE after it has no parallel workers: a page is one of many requests at once, and its
  *  workers cost more than they save (PostgreSQL's CPU for a page sorted over 25,000 matches
@@ -40,7 +43,8 @@ export function inlineValues(text: string, values: unknown[]): string | undefine
     literals.push(lit);
   }
   let bad = false;
-  const out = text.replace(PLACEHOLDER, (_, n: string) => {
+  const out = text.replace(PLACEHOLDER, (quoted: string, n: string | undefined) => {
+    if (n === undefined) return quoted;
     const lit = literals[Number(n) - 1];
     if (lit === undefined) bad = true;
     return `${lit}::`;
