@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { pgBin } from '../../test/pg-cluster.js';
 import { usePgDatabase } from '../../test/pg-suite.js';
-import { inlineValues, PagePlans } from './page-plans.js';
+import { inlineValues, MAX_PLAN_TEXT, PagePlans } from './page-plans.js';
 import { listSql } from './sql-query.js';
 import { parseListQuery } from '../../core/list-query.js';
 import type { Doc } from '../query.js';
@@ -78,6 +78,29 @@ describe.skipIf(!pgBin)('prepared list pages', () => {
     expect(after.total).toBe(first.total + 1);
     await s.remove('top');
     expect(ids((await s.find(q)).data)).toEqual(ids(first.data));
+    expect(suite.db.pagesPrepared - before).toBe(1);
+  });
+
+  it('keep no plan of a long page (big filter values): it is answered the usual way', async () => {
+    // A page's text is kept by the server and its plan by PostgreSQL for as long as the
+    // connection lives: 100 values of 1,000 characters (what a list request may carry, through
+    // GraphQL's body) are written three times into the text, and 16 such plans on each of the
+    // pool's connections would hold hundreds of megabytes for nothing.
+    const s = await suite.db.store('w', 'collections/longvalues');
+    await s.ensureIndex({ fieldName: 'tag' });
+    const long = (i: number) => `${String(i).padStart(4, '0')}${'x'.repeat(996)}`;
+    await s.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: `l${String(i).padStart(3, '0')}`, tag: long(i), n: i, createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString() })));
+    const q = parseListQuery({ 'filter[tag][$in]': Array.from({ length: 100 }, (_, i) => long(i * 3)).join(','), sort: '-n', limit: '5' }, {});
+    const { page } = listSql(s.table, q, new Set(['tag']));
+    expect(inlineValues(page!.text, page!.values)!.length).toBeGreaterThan(MAX_PLAN_TEXT);
+    const before = suite.db.pagesPrepared;
+    expect(ids((await s.find(q)).data)).toEqual(['l027', 'l024', 'l021', 'l018', 'l015']);
+    expect(ids((await s.find(q)).data)).toEqual(['l027', 'l024', 'l021', 'l018', 'l015']);
+    expect(suite.db.pagesPrepared - before).toBe(0);
+    const kept = (await suite.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE length(statement) > $1`, [MAX_PLAN_TEXT])).rows[0].n;
+    expect(kept).toBe(0);
+    // A short page is still prepared.
+    await s.find(list('filter[n][$gte]=3&sort=-n&limit=2'));
     expect(suite.db.pagesPrepared - before).toBe(1);
   });
 

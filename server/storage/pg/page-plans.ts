@@ -22,6 +22,10 @@ import pg from 'pg';
 /** Prepared pages kept per connection: each is a plan in that PostgreSQL backend's memory, about
  *  170 kB for a filtered page sorted on an indexed field. */
 export const MAX_PLANS = 16;
+/** Characters of the longest page prepared: a longer one (big filter values, each written into
+ *  the text as often as the SQL names it) goes the usual way, planned for its one execution and
+ *  then freed, rather than held with its plan by both processes for the connection's life. */
+export const MAX_PLAN_TEXT = 16 * 1024;
 /** A placeholder ($n followed by a cast), or a quoted literal or identifier to step over whole: a
  *  field name may hold `$1::` too, and it sits in the SQL as a quoted literal that a value must
  *  never be written into. */

@@ -13,7 +13,7 @@ import type { IndexSpec, PatchOptions, UpdateOptions, WriteOptions } from '../st
 import type { Store } from '../store.js';
 import type { PgDatabase } from './database.js';
 import { CountCache } from './count-cache.js';
-import { inlineValues } from './page-plans.js';
+import { inlineValues, MAX_PLAN_TEXT } from './page-plans.js';
 import { listSql, pathExpr, whereSql, Params } from './sql-query.js';
 import { createIndex, dropIndex, indexKeyOf } from './store-tables.js';
 import { outboxHead, outboxText, withOutbox } from './outbox.js';
@@ -99,10 +99,11 @@ export class PgDocStore implements Store {
   }
 
   /** The rows of a page: from the connection's prepared plan of it (page-plans.ts), but inside
-   *  a write group (its transaction) or for values a statement's text cannot carry. */
+   *  a write group (its transaction), for values a statement's text cannot carry, or for a page
+   *  too long to keep (MAX_PLAN_TEXT). */
   private async pageRows(page: { text: string; values: unknown[] }): Promise<Array<{ doc: Doc }>> {
     const text = activeWriteGroup() ? undefined : inlineValues(page.text, page.values);
-    if (text === undefined) return (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows;
+    if (text === undefined || text.length > MAX_PLAN_TEXT) return (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows;
     return this.db.pageRows<{ doc: Doc }>(text);
   }
 
