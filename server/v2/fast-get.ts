@@ -6,7 +6,8 @@
 // plain take the ordinary v2 route.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ID_SOURCE, isReservedRecordId } from '../core/ids.js';
-import { accessLabel, getCollection, readRecord, readRecordAhead, type RecordReadAhead } from '../modules/database/index.js';
+import { accessLabel, getCollection, readRecord, type RecordReadAhead } from '../modules/database/index.js';
+import { recordReadAhead } from '../express/record-get.js';
 import type { FastGet } from '../express/fast-get.js';
 import { sendStoredRecord } from './envelope.js';
 import { answerInV2Shape } from './face.js';
@@ -36,9 +37,7 @@ export function v2RecordGet(parts: V2FastPathParts): FastGet {
     fail: (err, request, response) => { answerInV2Shape(request, response); parts.onError(err, request, response, () => undefined); },
     // While the token is checked against a database, the record is read with its session and
     // user (one round trip instead of two), as on v1.
-    readAhead(request, [, , collection, id]) {
-      try { return request.ws ? readRecordAhead(request.ws, collection, id) : undefined; } catch { return undefined; }
-    },
+    readAhead: (request, [, , collection, id]) => recordReadAhead(request, collection, id),
     answer(request, response, [, appId, collection, id], fail, ahead) {
       request.params = { collection, id };
       request.accessRule = accessLabel(getCollection(request.ws, collection), 'read', request.auth);

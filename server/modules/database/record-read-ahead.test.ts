@@ -83,6 +83,40 @@ describe('a record GET by id, read while the token is checked', () => {
     expect(mine.body.text).toBe('secret words');
   });
 
+  it('reads nothing ahead for credentials that fail before the database is asked, nor for an API key', async () => {
+    // A forged token fails its signature check, and any well-formed API key value is looked up:
+    // a record read started with them would let an anonymous caller have any record read (and
+    // a 401's time follow its size). Such callers wait for their refusal as before.
+    const note = await t.req('POST', '/database/members', { body: { text: 'not for strangers' }, token: owner.token });
+    expect(note.status).toBe(201);
+    const made = await fetch(`${t.url}/v2/app/${t.workspace}/api-keys`, {
+      method: 'POST', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'files only', scopes: ['storage:read'] }),
+    });
+    expect(made.status).toBe(201);
+    const filesKey = ((await made.json()) as { data: { key: string } }).data.key;
+    const seen = readStatements();
+    const path = `/database/members/${note.body._id}`;
+    const refusals = [
+      [await t.req('GET', path, { token: null, headers: { 'x-api-key': `hbk_${'A'.repeat(16)}_${'b'.repeat(43)}` } }), 401],
+      [await t.req('GET', path, { token: `${owner.token.slice(0, -2)}xx` }), 401],
+      [await t.req('GET', path, { token: null, headers: { 'x-api-key': filesKey } }), 403],
+    ] as const;
+    for (const [res, status] of refusals) {
+      expect(res.status).toBe(status);
+      expect(res.text).not.toContain('not for strangers');
+    }
+    // Statements go out in the order they were asked for: once this GET is answered, any read
+    // the refused ones began has been sent.
+    const mine = await t.req('GET', path, { token: other.token });
+    expect(mine.status).toBe(200);
+    if (pgEngineOf(t.srv)) {
+      const withRecord = seen.filter((st) => st.ids.includes(note.body._id));
+      expect(withRecord).toHaveLength(1); // the signed-in user's own GET, read ahead with its session
+      expect(withRecord[0].ids).toContain(other._id);
+    }
+  });
+
   it('a signed-out session is refused even though its record was read with it', async () => {
     const u = await t.user('Leaving');
     const rec = await t.req('POST', '/database/members', { body: { name: 'Kept' }, token: u.token });
