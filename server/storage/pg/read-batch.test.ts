@@ -9,7 +9,7 @@ import { usePgDatabase } from '../../test/pg-suite.js';
 import { recordStatements } from '../../test/pg-statements.js';
 import { getEach } from '../store.js';
 import { inWriteGroup } from '../write-group.js';
-import { MAX_BATCH_IDS } from './read-batch.js';
+import { MAX_BATCH_IDS, MAX_NAMED_SHAPES } from './read-batch.js';
 
 const suite = usePgDatabase('readbatch');
 
@@ -35,6 +35,35 @@ describe.skipIf(!pgBin)('reads by id, batched', () => {
     expect(await b.get('x')).toEqual({ _id: 'x', v: 'b-x' });
     expect(seen).toHaveLength(3);
     expect(seen[2]).not.toMatch(/UNION ALL/);
+  });
+
+  it('name at most MAX_NAMED_SHAPES statements over several stores: the others are sent unnamed', async () => {
+    // A named statement stays prepared, with its plan (about 50 kB for three stores), on every
+    // connection that ran it, and the stores a turn reads together are the callers' choice (GETs
+    // of records of different collections arriving together): one name per set of stores would
+    // let the sets, and the connections' memory, grow without end.
+    const stores = await Promise.all(Array.from({ length: 12 }, (_, i) => suite.db.store('w', `shape${i}`)));
+    for (const [i, s] of stores.entries()) await s.insert({ _id: 'x', i });
+    const names: Array<string | undefined> = [];
+    const query = suite.db.query.bind(suite.db);
+    vi.spyOn(suite.db, 'query').mockImplementation(((text: string, values?: unknown[], on?: unknown, name?: string) => {
+      if (/ AS v FROM /.test(text)) names.push(name);
+      return (query as (...a: unknown[]) => unknown)(text, values, on, name);
+    }) as typeof suite.db.query);
+    let sets = 0;
+    for (let a = 0; a < 12; a++) for (let b = a + 1; b < 12; b++) for (let c = b + 1; c < 12; c++) {
+      expect(await Promise.all([stores[a].get('x'), stores[b].get('x'), stores[c].get('x')])).toEqual([{ _id: 'x', i: a }, { _id: 'x', i: b }, { _id: 'x', i: c }]);
+      sets++;
+    }
+    expect(names).toHaveLength(sets); // one statement per set
+    const named = new Set(names.filter((n) => n !== undefined));
+    expect(sets).toBeGreaterThan(MAX_NAMED_SHAPES);
+    expect(named.size).toBeGreaterThan(0);
+    expect(named.size).toBeLessThanOrEqual(MAX_NAMED_SHAPES);
+    // A store read alone keeps its name (one per store, as its other statements).
+    names.length = 0;
+    expect(await stores[11].get('x')).toEqual({ _id: 'x', i: 11 });
+    expect(names).toEqual([expect.any(String)]);
   });
 
   it('whole stores read together (all) go in the same statement as the reads by id, each ordered by id', async () => {

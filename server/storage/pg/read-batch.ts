@@ -19,6 +19,9 @@ import type { Doc } from '../query.js';
 
 /** At most this many documents of one table in one statement (the rest go in the next). */
 export const MAX_BATCH_IDS = 500;
+/** Sets of several stores whose statement is named (prepared, with its plan, on each connection
+ *  that runs it: about 50 kB of PostgreSQL's memory for three stores), the first ones read. */
+export const MAX_NAMED_SHAPES = 128;
 
 /** A document read, with its row's version (`xmin` as text: an update checks it is unchanged). */
 export interface VersionedDoc { doc: Doc; v: string }
@@ -32,6 +35,8 @@ export class ReadBatch {
   /** Whole-table reads waiting for the next statement: table → who asked. */
   private scans = new Map<string, ScanWaiter[]>();
   private scheduled = false;
+  /** Names given to statements over several stores (named). */
+  private readonly shapes = new Set<string>();
 
   /** `run` sends a statement (the database handle's query: errors translated, closed refused). */
   constructor(private readonly run: Run) {}
@@ -87,12 +92,24 @@ export class ReadBatch {
     void this.send(batch, scans);
   }
 
+  /** `name`, if a statement of `parts` stores may have one: a single store's always (one per
+   *  store, like its other statements); a set of several only among the first MAX_NAMED_SHAPES
+   *  sets named (which stores are read together is up to the callers, and each named statement
+   *  stays prepared, with its plan, on every connection that ran it); the others go unnamed,
+   *  parsed and planned each time. */
+  private named(name: string | undefined, parts: number): string | undefined {
+    if (name === undefined || parts === 1 || this.shapes.has(name)) return name;
+    if (this.shapes.size >= MAX_NAMED_SHAPES) return undefined;
+    this.shapes.add(name);
+    return name;
+  }
+
   private async send(batch: Map<string, Map<string, Waiter[]>>, scans: Map<string, ScanWaiter[]>): Promise<void> {
     const tables = [...batch.keys()].sort();
     const whole = [...scans.keys()].sort();
     try {
       const { text, name } = batchSql(tables, whole);
-      const rows = (await this.run(text, tables.map((t) => [...batch.get(t)!.keys()]), name)).rows;
+      const rows = (await this.run(text, tables.map((t) => [...batch.get(t)!.keys()]), this.named(name, tables.length + whole.length))).rows;
       settle(batch, tables, rows);
       whole.forEach((t, j) => {
         const docs = rows.filter((r) => r.s === tables.length + j).map((r) => r.doc);
