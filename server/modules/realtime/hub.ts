@@ -53,23 +53,41 @@ export const RESUME_MAX_AGE_MS = 5 * 60_000;
 export const RESUME_SKEW_MS = 5000;
 
 class KeptEvents {
-  items: Kept[] = [];
+  /** The kept events, oldest first, from `start` on: the ones before it were dropped (emptied,
+   *  so their frames can go) and are cut off the array many at a time, not one per event (taking
+   *  the first of 10,000 entries off an array moves all the others: most of a write's cost here). */
+  private list: Array<Kept | undefined> = [];
+  private start = 0;
   bytes = 0;
 
+  /** The kept events, oldest first (indexes stay valid until the next `add`). */
+  get items(): Kept[] {
+    if (this.start) { this.list.splice(0, this.start); this.start = 0; }
+    return this.list as Kept[];
+  }
+
   add(k: Kept): void {
-    this.items.push(k);
+    const list = this.list;
+    list.push(k);
     this.bytes += k.frame.length;
     const oldest = Date.now() - RESUME_MAX_AGE_MS;
-    let drop = 0;
-    while (drop < this.items.length - 1 && (this.items.length - drop > RESUME_MAX_EVENTS || this.bytes > RESUME_MAX_BYTES || this.items[drop].at < oldest)) {
-      this.bytes -= this.items[drop].frame.length;
-      drop++;
+    while (this.start < list.length - 1) {
+      const first = list[this.start]!;
+      if (list.length - this.start <= RESUME_MAX_EVENTS && this.bytes <= RESUME_MAX_BYTES && first.at >= oldest) break;
+      this.bytes -= first.frame.length;
+      list[this.start++] = undefined;
     }
-    if (drop) this.items.splice(0, drop);
+    if (this.start >= DROP_AT_ONCE && this.start * 2 >= list.length) { list.splice(0, this.start); this.start = 0; }
   }
 }
 
+/** Dropped kept events are cut off the array once this many (and at least half of it) are. */
+const DROP_AT_ONCE = 1024;
+
 interface WorkspaceClients { ws: Workspace | undefined; clients: Set<Client>; topics: Map<string, Set<Client>> }
+
+/** A workspace without sockets, as the fan-out sees it (read only: never registered). */
+const NO_CLIENTS: WorkspaceClients = { ws: undefined, clients: new Set(), topics: new Map() };
 
 export class Hub {
   private spaces = new Map<string, WorkspaceClients>();
@@ -179,7 +197,7 @@ export class Hub {
 
   /** Delivers one bus event to the sockets that may see it, and keeps it for resumes. */
   dispatch(event: BusEvent): void {
-    const space = this.spaces.get(event.app) ?? { ws: undefined, clients: new Set<Client>(), topics: new Map<string, Set<Client>>() };
+    const space = this.spaces.get(event.app) ?? NO_CLIENTS;
     const data = event.data as Record<string, unknown>;
     if (event.type.startsWith('message.')) {
       this.fanOut(space, `chat:${String(data.channelId)}`, event, () => true);
