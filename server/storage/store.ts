@@ -48,7 +48,8 @@ export interface Store {
   insert(doc: Doc, options?: WriteOptions): Promise<Doc>;
   /** Inserts `doc` unless a document with its id is there (resolves to undefined then), in one
    *  step that needs no `exclusive` section: where the driver has it (PostgreSQL: one statement
-   *  instead of a lock, a read, the insert and an unlock). Callers fall back to
+   *  instead of a lock, a read, the insert and an unlock; embedded: the id checked at the write's
+   *  turn in the store's queue). Callers fall back to
    *  `exclusive(id)` + `get` + `insert` where it is absent. */
   insertNew?(doc: Doc, options?: WriteOptions): Promise<Doc | undefined>;
   insertMany(docs: Doc[]): Promise<void>;

@@ -164,13 +164,27 @@ export class DocStore extends StagingStore {
 
   /** `event`, the event the write publishes: kept in the file with it when events are kept
    *  (kept-events.ts), and then marked `outboxed`. */
-  async insert(doc: Doc, event?: BusEvent): Promise<Doc> {
+  insert(doc: Doc, event?: BusEvent): Promise<Doc> {
+    return this.insertDoc(doc, event, false) as Promise<Doc>;
+  }
+
+  /** insert, unless a document with the same id is there: then nothing is written and it
+   *  resolves to undefined (checked at the write's turn in the queue, so no section is needed
+   *  to make the check and the insert one step). Other unique indexes refuse as insert's do. */
+  insertNew(doc: Doc, event?: BusEvent): Promise<Doc | undefined> {
+    return this.insertDoc(doc, event, true);
+  }
+
+  private async insertDoc(doc: Doc, event: BusEvent | undefined, ifNew: boolean): Promise<Doc | undefined> {
     const keep = this.keepsEvent(event);
     if (typeof keep !== 'boolean') await keep;
     const kept = keep === false ? undefined : event;
-    return this.batched((batch) => {
+    return this.batched<Doc | undefined>((batch) => {
       const prepared = this.prepare(doc);
-      if (batch.get(prepared._id)) throw uniqueViolated(prepared._id);
+      if (batch.get(prepared._id)) {
+        if (ifNew) return { result: undefined };
+        throw uniqueViolated(prepared._id);
+      }
       // A trial insert checks the unique indexes too (nedb takes it back when one refuses).
       if (batch.trial) this.engine._addToIndexes(prepared);
       else this.tryInsert([prepared]);

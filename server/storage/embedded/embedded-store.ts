@@ -19,11 +19,12 @@ export class EmbeddedStore implements Store {
     const before = this.hold.beforeImage(id);
     return before ? before.doc : this.doc.get(id);
   }
-  async find(q: StoreQuery) { await this.hold.settled(); return this.doc.findSliced(q); }
-  async findBy(path: string, value: unknown) { await this.hold.settled(); return this.doc.findBy(path, value); }
-  async all() { await this.hold.settled(); return this.doc.all(); }
-  async count() { await this.hold.settled(); return this.doc.size; }
+  async find(q: StoreQuery) { const wait = this.hold.settled(); if (wait) await wait; return this.doc.findSliced(q); }
+  async findBy(path: string, value: unknown) { const wait = this.hold.settled(); if (wait) await wait; return this.doc.findBy(path, value); }
+  async all() { const wait = this.hold.settled(); if (wait) await wait; return this.doc.all(); }
+  async count() { const wait = this.hold.settled(); if (wait) await wait; return this.doc.size; }
   insert(doc: Doc, options?: WriteOptions) { return this.write([doc._id], () => this.doc.insert(doc, options?.event), options?.event); }
+  insertNew(doc: Doc, options?: WriteOptions) { return this.write([doc._id], () => this.doc.insertNew(doc, options?.event), options?.event); }
   insertMany(docs: Doc[]) { return this.write(docs.map((d) => d._id), () => this.doc.insertMany(docs)); }
   replace(id: string, doc: Doc, options?: WriteOptions) { return this.write([id], () => this.doc.replace(id, doc, options?.event), options?.event); }
   remove(id: string, options?: WriteOptions) { return this.write([id], () => this.doc.remove(id, options?.event), options?.event); }
@@ -61,11 +62,11 @@ export class EmbeddedStore implements Store {
 
   /** A write: tracked when it belongs to a write group; outside one, it waits while a group
    *  holds the store (unless it runs in a section admitted before the group began). */
-  private async write<T>(ids: string[], run: () => Promise<T>, event?: BusEvent): Promise<T> {
+  private write<T>(ids: string[], run: () => Promise<T>, event?: BusEvent): Promise<T> {
     const g = activeWriteGroup();
     if (g) return this.tracked(g, ids, run, () => event);
-    await this.hold.settled();
-    return run();
+    const wait = this.hold.settled();
+    return wait ? wait.then(run) : run();
   }
 
   /** A write inside a write group (write-group.ts): once it succeeded, the group can put the
