@@ -38,17 +38,28 @@ beforeFirstWriteGroup(() => {
 });
 
 /** Runs an admitted section's `fn`, marked when groups exist, counted while they do not. */
-async function runSection<T>(fn: () => Promise<T> | T): Promise<T> {
-  if (sections.marking) {
-    const mark = { open: true };
-    try { return await inSection.run(mark, fn); } finally { mark.open = false; }
-  }
+function runSection<T>(fn: () => Promise<T> | T): Promise<T> {
+  if (sections.marking) return runMarked(fn);
   sections.unmarked++;
+  // No async function here: this runs for every record write, and its promise and the await
+  // in it were a good part of what the write path allocates.
+  let out: Promise<T> | T;
   try {
-    return await fn();
-  } finally {
-    if (--sections.unmarked === 0 && sections.drained) { sections.drained(); sections.drained = undefined; }
+    out = fn();
+  } catch (err) {
+    unmarkedEnded();
+    return Promise.reject(err);
   }
+  return Promise.resolve(out).then((value) => { unmarkedEnded(); return value; }, (err) => { unmarkedEnded(); throw err; });
+}
+
+function unmarkedEnded(): void {
+  if (--sections.unmarked === 0 && sections.drained) { sections.drained(); sections.drained = undefined; }
+}
+
+async function runMarked<T>(fn: () => Promise<T> | T): Promise<T> {
+  const mark = { open: true };
+  try { return await inSection.run(mark, fn); } finally { mark.open = false; }
 }
 
 export class GroupHold {
@@ -88,23 +99,24 @@ export class GroupHold {
     return this.outside() && !sectionOpen();
   }
 
-  /** Resolves once no group holds the store for this caller. */
-  async settled(): Promise<void> {
+  /** Resolves once no group holds the store for this caller; undefined when none does (nothing
+   *  to wait for: the caller goes on in the same turn, with no promise made). */
+  settled(): Promise<void> | undefined {
+    return this.mustWait() ? this.whileHeld() : undefined;
+  }
+
+  private async whileHeld(): Promise<void> {
     while (this.mustWait()) await this.done;
   }
 
   /** Runs a read-modify-write section outside any group: waits while a group holds the store,
    *  enters with `enter`, and steps back to wait again if a group began meanwhile. */
-  async section<T>(enter: <R>(fn: () => Promise<R>) => Promise<R>, fn: () => Promise<T> | T): Promise<T> {
-    if (sectionOpen() || activeWriteGroup()) return enter(async () => fn());
-    for (;;) {
-      await this.settled();
-      const out = await enter<T | typeof STEP_BACK>(async () => {
-        if (this.mustWait()) return STEP_BACK;
-        return runSection(fn);
-      });
-      if (out !== STEP_BACK) return out as T;
-    }
+  section<T>(enter: <R>(fn: () => Promise<R> | R) => Promise<R>, fn: () => Promise<T> | T): Promise<T> {
+    if (sectionOpen() || activeWriteGroup()) return enter(fn);
+    const wait = this.settled();
+    if (wait) return wait.then(() => this.section(enter, fn));
+    return enter<T | typeof STEP_BACK>(() => (this.mustWait() ? STEP_BACK : runSection(fn)))
+      .then((out) => (out === STEP_BACK ? this.section(enter, fn) : out as T));
   }
 }
 
