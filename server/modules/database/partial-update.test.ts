@@ -23,6 +23,7 @@ beforeAll(async () => {
   expect((await t.req('POST', '/database/pp/fields', { body: { _id: 'email', type: 'email', unique: true } })).status).toBe(201);
   expect((await t.req('POST', '/database/pp/fields', { body: { _id: 'friend', type: 'reference', options: { collection: 'pp' } } })).status).toBe(201);
   expect((await t.req('POST', '/database', { body: { _id: 'own', setting: { read: 'private', write: 'private', update: 'only-user' } } })).status).toBe(201);
+  expect((await t.req('POST', '/database', { body: { _id: 'mine', setting: { read: 'only-user', write: 'private', update: 'private' } } })).status).toBe(201);
 });
 afterAll(async () => { await t?.close(); });
 
@@ -90,5 +91,32 @@ describe('partial update', () => {
     expect((await t.req('PATCH', `/database/own/${rec._id}`, { body: { v: 4 } })).body.v).toBe(4);
     expect((await t.req('PATCH', '/database/own/missing', { token: other.token, body: { v: 5 } })).status).toBe(404);
     expect((await t.req('PATCH', `/database/own/${rec._id}`, { token: null, body: { v: 6 } })).status).toBe(401);
+  });
+
+  it('read only-user: another user may not change a record he may not read (403), nor an anonymous caller (401)', async () => {
+    const rec = (await t.req('POST', '/database/mine', { token: owner.token, body: { v: 1 } })).body;
+    const denied = await t.req('PATCH', `/database/mine/${rec._id}`, { token: other.token, body: { v: 2 } });
+    expect(denied.status).toBe(403);
+    expect(denied.text).not.toContain('"v":1');
+    expect((await t.req('PATCH', `/database/mine/${rec._id}`, { token: owner.token, body: { v: 3 } })).body.v).toBe(3);
+    expect((await t.req('PATCH', `/database/mine/${rec._id}`, { token: null, body: { v: 4 } })).status).toBe(401);
+    expect((await t.req('GET', `/database/mine/${rec._id}`, { token: owner.token })).body.v).toBe(3);
+  });
+
+  it('field names: a key starting with $, holding a dot or named __proto__ (at any depth) is refused; quotes and braces are kept as they are', async () => {
+    const rec = (await t.req('POST', '/database/pp', { body: { n: 1 } })).body;
+    for (const body of ['{"$set":{"n":2}}', '{"a.b":2}', '{"meta":{"__proto__":{"isAdmin":true}}}', '{"__proto__":{"n":2}}', '{"meta":{"x":{"$gt":1}}}']) {
+      const res = await fetch(`${t.api}/database/pp/${rec._id}`, { method: 'PATCH', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, body });
+      expect(res.status, body).toBe(422);
+    }
+    // A whole replacement (v2's PUT) the same.
+    const put = await fetch(`${t.url}/v2/app/${t.workspace}/database/pp/${rec._id}`, { method: 'PUT', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, body: '{"__proto__":{"n":2},"n":1}' });
+    expect(put.status).toBe(422);
+    expect((await t.req('GET', `/database/pp/${rec._id}`)).body).toEqual(rec);
+    const odd = { "it's": 1, 'a"b': 2, '{c}': 3, "x'); DROP TABLE t; --": 4, nested: { "q'": { '}{': 5 } } };
+    const res = await t.req('PATCH', `/database/pp/${rec._id}`, { body: odd });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject(odd);
+    expect((await t.req('GET', `/database/pp/${rec._id}`)).body).toEqual(res.body);
   });
 });

@@ -216,6 +216,11 @@ async function patchRecord(ctx: AppContext, ws: Workspace, def: CollectionDef, s
   return record;
 }
 
+/** `body` without its system keys, each other key an own property of the copy (as sent). */
+function withoutSystemKeys(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !(SYSTEM_KEYS as readonly string[]).includes(key)));
+}
+
 /** The checks of a partial update against the record as it stands, and its next version. */
 async function applyUpdate(ws: Workspace, def: CollectionDef, id: string, existing: Doc, patch: Record<string, unknown>, opts: RecordOpts): Promise<Doc> {
   assertMayRead(def, opts.auth, existing);
@@ -223,8 +228,9 @@ async function applyUpdate(ws: Workspace, def: CollectionDef, id: string, existi
   opts.precondition?.(existing);
   // System keys repeating the record's values are ignored; changing one is refused.
   const errors = readOnlyErrors(patch, SYSTEM_KEYS, existing);
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(patch)) if (!(SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = value;
+  // Own properties each (a `__proto__` key sent stays a key, refused below, instead of becoming
+  // the object's prototype and vanishing).
+  const rest = withoutSystemKeys(patch);
   errors.push(...checkKeys(rest));
   const { errors: fieldErrors } = validateData(def.fields, rest, 'update');
   errors.push(...fieldErrors);
@@ -250,8 +256,7 @@ export async function replaceRecord(ctx: AppContext, ws: Workspace, collectionId
     assertRecordAccess(def, 'update', opts.auth, existing);
     opts.precondition?.(existing);
     const errors = readOnlyErrors(body, SYSTEM_KEYS, existing);
-    const rest: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(body)) if (!(SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = value;
+    const rest = withoutSystemKeys(body);
     errors.push(...checkKeys(rest));
     const { data, errors: fieldErrors } = validateData(def.fields, rest, 'create');
     errors.push(...fieldErrors);
