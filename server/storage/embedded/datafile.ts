@@ -57,7 +57,10 @@ function parseLine(line: string, revive = mayHoldDate(line)): Doc {
 }
 
 /** A damaged line may be a partial record with a complete one glued after it (an append that
- *  failed half-way, then a successful one): the complete one is kept. */
+ *  failed half-way, then a successful one): the complete one is kept. Only a line that ends in
+ *  a newline can hold such a successor (every append ends with one): a torn last line without
+ *  it is the partial write alone, and a complete object inside it is nested data (an event's
+ *  `data`, a deleted document), not a line to revive. */
 function recoverTail(line: string): Doc | undefined {
   for (let i = line.indexOf('{"', 1); i !== -1; i = line.indexOf('{"', i + 1)) {
     try { return parseLine(line.slice(i)); } catch { /* try the next start */ }
@@ -127,7 +130,7 @@ export async function readDatafile(filename: string): Promise<ParsedFile> {
     } catch {
       corrupt++;
       lastDoc = undefined;
-      const tail = recoverTail(line);
+      const tail = end < raw.length ? recoverTail(line) : undefined;
       if (tail) take(tail);
     }
   }

@@ -124,6 +124,17 @@ describe('the datafile', () => {
     await store.close();
   });
 
+  it('does not revive a document nested in a torn last line (an event\'s data cut after it closed)', async () => {
+    const file = join(data.dir, 'torn-event.db');
+    await writeFile(file, '{"_id":"ch","name":"kept"}\n{"_id":"ch","$$deleted":true}\n'
+      + Array.from({ length: 20 }, (_, i) => `{"_id":"x${i}"}`).join('\n') + '\n'
+      + '{"$$event":{"id":"evt_1","type":"channel.deleted","data":{"_id":"ch","name":"kept"}');
+    const store = await DocStore.open({ filename: file, compactEvery: 0 });
+    expect(store.get('ch')).toBeUndefined();
+    expect(store.get('x19')).toBeTruthy();
+    await store.close();
+  });
+
   it('a store that cannot load answers 503 with the reason, retried after a back-off', async () => {
     expect((await t.req('POST', '/database', { body: { _id: 'broken', setting: { read: 'private', write: 'private', update: 'private' } } })).status).toBe(201);
     await t.close();
