@@ -3,9 +3,10 @@
 // that many documents share. nedb rebuilds the key's whole bucket with a JS filter (a new
 // array, one callback per document) on every update and delete, so updating a record cost time
 // in proportion to how many records share its `role` or `_owner` (≈ 1 ms at 10,000 records).
-// The patch finds the document with the native indexOf and moves the bucket's last document into
-// its place: same documents under the same keys; only their order inside one key changes, which
-// no reader relies on (the query planner orders equal keys by the remaining sort keys, then _id).
+// The patch finds the document (bucket-positions.ts: by a map in big buckets, else a scan) and
+// moves the bucket's last document into its place: same documents under the same keys; only
+// their order inside one key changes, which no reader relies on (the query planner orders equal
+// keys by the remaining sort keys, then _id).
 // Anything else (a whole key removed, a tree with another equality) goes to the original code.
 // 2. Bookkeeping, on nedb's Index: how many indexed documents have an array under the indexed
 // field (nedb files such a document under each element). The query planner may walk an index
@@ -18,6 +19,7 @@
 import model from '@seald-io/nedb/lib/model.js';
 import type { NedbIndex } from './nedb-types.js';
 import { checkObject } from '../field-names.js';
+import { removeFromBucket } from './bucket-positions.js';
 
 export { checkObject };
 
@@ -97,12 +99,7 @@ export function patchBucketDelete(index: NedbIndex): void {
     if (!node) return this; // key not found: no change (as the original)
     const data = node.data;
     if (data.length <= 1) return original.call(this, key, value); // the whole key goes
-    let i = data.indexOf(value);
-    while (i !== -1) {
-      const last = data.pop();
-      if (i < data.length) data[i] = last;
-      i = data.indexOf(value, i);
-    }
+    removeFromBucket(data, value);
     return this;
   };
 }
