@@ -14,7 +14,8 @@ import type { Store } from '../store.js';
 import type { PgDatabase } from './database.js';
 import { CountCache } from './count-cache.js';
 import { inlineValues, MAX_PLAN_TEXT } from './page-plans.js';
-import { listSql, pathExpr, whereSql, Params } from './sql-query.js';
+import { listSql, pathExpr, whereSql, Params, type PageSql } from './sql-query.js';
+import { SortColumns } from './sort-column-fill.js';
 import { createIndex, dropIndex, indexKeyOf } from './store-tables.js';
 import { outboxHead, outboxText, withOutbox } from './outbox.js';
 
@@ -33,7 +34,12 @@ const UPDATE_TRIES_UNLOCKED = 3;
 const ORDERED_TTL_MS = 10_000;
 
 export class PgDocStore implements Store {
-  constructor(private readonly db: PgDatabase, readonly table: string) {}
+  constructor(private readonly db: PgDatabase, readonly table: string) {
+    this.sortColumns = new SortColumns(db, table);
+  }
+
+  /** The fields with sort columns (sort-columns.ts): which are ready, and their filling. */
+  readonly sortColumns: SortColumns;
 
   /** Fields with ordered indexes (a user index on the field alone), as last read, and when. */
   private ordered?: { fields: Set<string>; at: number };
@@ -73,7 +79,24 @@ export class PgDocStore implements Store {
   }
 
   async find(q: StoreQuery): Promise<QueryResult> {
-    const { page, count } = listSql(this.table, q, q.sort.length || q.window ? await this.orderedFields() : undefined);
+    const ordered = q.sort.length || q.window ? await this.orderedFields() : undefined;
+    // Sort columns: a page sorted on fields no index orders asks for them (made in the
+    // background) and sorts by them once they are ready. Not inside a write group: its
+    // transaction must not wait on the table's lock, and the answer is the same without.
+    const columns = q.sort.length && !q.window && !activeWriteGroup() ? await this.sortColumns.forSort(q.sort, ordered) : undefined;
+    try {
+      return await this.findWith(q, ordered, columns);
+    } catch (err) {
+      // A table made anew since (a snapshot restored by rebuilding it, in this or another
+      // process) has no sort columns yet: read again without them.
+      if (!columns?.size || (err as { code?: string }).code !== '42703') throw err;
+      this.sortColumns.forget();
+      return this.findWith(q, ordered, undefined);
+    }
+  }
+
+  private async findWith(q: StoreQuery, ordered: ReadonlySet<string> | undefined, columns: ReadonlySet<string> | undefined): Promise<QueryResult> {
+    const { page, count } = listSql(this.table, q, ordered, columns);
     // Inside a write group a list sees the group's own writes, which nobody else may see yet.
     const counts = activeWriteGroup() ? undefined : this.db.counts;
     const key = `${count.text}\u0000${JSON.stringify(count.values)}`;
@@ -81,7 +104,11 @@ export class PgDocStore implements Store {
     if (!page) return { data: [], total: total ?? await this.countOf(count, key, counts) };
     if (total !== undefined && total >= 0 && total <= q.offset && !q.window) return { data: [], total };
     const stamp = counts?.stamp(this.table) ?? '';
-    let data = (await this.pageRows(page)).map((r) => r.doc);
+    let rows = await this.pageRows(page);
+    // A page read from sort columns with its equality tests put off: a row that fails one (a
+    // digest collision) means the page is read again with the tests on every match.
+    if (page.exact && rows.some((r) => r.ok === false)) rows = await this.pageRows(page.exact);
+    let data = rows.map((r) => r.doc);
     if (total === undefined) {
       // A page that ends the list says how long the list is, from the same reading: no count.
       const ends = q.window
@@ -101,10 +128,10 @@ export class PgDocStore implements Store {
   /** The rows of a page: from the connection's prepared plan of it (page-plans.ts), but inside
    *  a write group (its transaction), for values a statement's text cannot carry, or for a page
    *  too long to keep (MAX_PLAN_TEXT). */
-  private async pageRows(page: { text: string; values: unknown[] }): Promise<Array<{ doc: Doc }>> {
+  private async pageRows(page: Omit<PageSql, 'exact'>): Promise<Array<{ doc: Doc; ok?: boolean }>> {
     const text = activeWriteGroup() ? undefined : inlineValues(page.text, page.values);
-    if (text === undefined || text.length > MAX_PLAN_TEXT) return (await this.db.query<{ doc: Doc }>(page.text, page.values)).rows;
-    return this.db.pageRows<{ doc: Doc }>(text);
+    if (text === undefined || text.length > MAX_PLAN_TEXT) return (await this.db.query<{ doc: Doc; ok?: boolean }>(page.text, page.values)).rows;
+    return this.db.pageRows<{ doc: Doc; ok?: boolean }>(text);
   }
 
   /** Counts a list's matches, keeping the figure for the next list with the same filter. */

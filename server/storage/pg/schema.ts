@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import { indexName, orderedIndexesSql, sortIndexSql } from './sql-query.js';
 
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 /** pg_advisory_xact_lock key of schema upgrades ("hbschema" in ASCII, as a bigint). */
 const UPGRADE_LOCK = '7521982628095370593';
 
@@ -349,6 +349,36 @@ CREATE TABLE IF NOT EXISTS homebase_outbox (
 CREATE INDEX IF NOT EXISTS homebase_outbox_origin ON homebase_outbox (origin, created_at);
 `;
 
+// Version 11: what sort columns need (sort-columns.ts): hb_sort_num, a field's number sort key as
+// float8 (a boolean as 0 / 1; a number beyond a double's range, which no record written through
+// JavaScript holds, clamped rather than refused), and hb_sort_columns, the trigger function that
+// fills the sort columns of the fields named in its arguments (pairs: path, column prefix) on every
+// insert and every update of `doc`. The columns themselves are added to a table when a page first
+// sorts on a field no index orders. Idempotent (CREATE OR REPLACE).
+const V11 = `
+CREATE OR REPLACE FUNCTION hb_sort_num(v jsonb) RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'number' THEN CASE
+      WHEN abs(v::numeric) >= 1.7976931348623157e308 THEN sign(v::numeric)::float8 * 'Infinity'::float8
+      WHEN v::numeric <> 0 AND abs(v::numeric) < 4.9e-324 THEN sign(v::numeric)::float8 * 4.9e-324::float8
+      ELSE v::float8 END
+    WHEN 'boolean' THEN v::boolean::int::float8 END
+$$;
+CREATE OR REPLACE FUNCTION hb_sort_columns() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE o jsonb := '{}'; v jsonb; i int := 0;
+BEGIN
+  WHILE i + 1 < TG_NARGS LOOP
+    v := CASE WHEN strpos(TG_ARGV[i], '.') = 0 THEN NEW.doc -> TG_ARGV[i] ELSE hb_path(NEW.doc, string_to_array(TG_ARGV[i], '.')) END;
+    o := o || jsonb_build_object(TG_ARGV[i + 1] || '_r', hb_rank(v), TG_ARGV[i + 1] || '_n', hb_sort_num(v), TG_ARGV[i + 1] || '_s', hb_str(v));
+    i := i + 2;
+  END LOOP;
+  NEW := jsonb_populate_record(NEW, o);
+  RETURN NEW;
+END $$;
+`;
+
 type Upgrade = (c: pg.PoolClient, hasIcu: boolean) => Promise<unknown>;
 const sql = (text: (hasIcu: boolean) => string): Upgrade => (c, hasIcu) => c.query(text(hasIcu));
 
@@ -364,7 +394,8 @@ const UPGRADES: Upgrade[] = [
   v8,
   v9,
   sql(() => V10),
-]; 
+  sql(() => V11),
+];
 
 /** Creates the driver's tables on an empty database, upgrades an older one, refuses a newer one. */
 export async function migrate(pool: pg.Pool, target = SCHEMA_VERSION): Promise<void> {

@@ -6,6 +6,7 @@
 import { DEFAULT_SORT, type Condition, type SortKey, type StoreQuery } from '../query.js';
 import { windowKeys } from '../page-window.js';
 import { afterPositionSql, orGroupsSql } from './window-sql.js';
+import { columnsPageSql, sortsByColumns } from './sort-columns.js';
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -140,7 +141,9 @@ export class Params {
 const json = (v: unknown) => JSON.stringify(v === undefined ? null : v);
 const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 
-function conditionSql(c: Condition, p: Params): string {
+/** `deferred`, when given, collects the exact tests of equality conditions instead of writing them
+ *  into the condition, which then selects candidates by the digest lookup alone (a superset). */
+function conditionSql(c: Condition, p: Params, deferred?: string[]): string {
   const x = pathExpr(c.path);
   switch (c.op) {
     case '$eq': case '$in': {
@@ -153,7 +156,9 @@ function conditionSql(c: Condition, p: Params): string {
       // planned as "fetch every match, then sort" instead of a scan of the sort index).
       // The recheck (a digest can collide) compares a scalar with `=`, without building arrays:
       // half the cost of checking 25,000 matches.
-      return `(${hashKeysExpr(c.path)} && hb_hvals(${vals}) AND coalesce(${keysMatchSql(c.path, vals, c.values.some(Array.isArray))}, false))`;
+      const exact = `coalesce(${keysMatchSql(c.path, vals, c.values.some(Array.isArray))}, false)`;
+      if (deferred) { deferred.push(exact); return `(${hashKeysExpr(c.path)} && hb_hvals(${vals}))`; }
+      return `(${hashKeysExpr(c.path)} && hb_hvals(${vals}) AND ${exact})`;
     }
     case '$ne': case '$nin': return `(NOT (${keysExpr(c.path)} && ${p.add(c.values.map(json), 'jsonb[]')}))`;
     case '$exists': return `(${x} IS ${c.values[0] === false ? '' : 'NOT '}NULL)`;
@@ -183,8 +188,8 @@ function rangeSql(c: Condition, x: string, p: Params): string {
   return general();
 }
 
-export function whereSql(conditions: Condition[], p: Params, or?: Condition[][][]): string {
-  const parts = [...conditions.map((c) => conditionSql(c, p)), ...orGroupsSql(or, p, conditionSql)];
+export function whereSql(conditions: Condition[], p: Params, or?: Condition[][][], deferred?: string[]): string {
+  const parts = [...conditions.map((c) => conditionSql(c, p, deferred)), ...orGroupsSql(or, p, (c, q) => conditionSql(c, q))];
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
 
@@ -229,9 +234,16 @@ function indexOrdered(sort: SortKey[], ordered?: ReadonlySet<string>): boolean {
   return first === 'createdAt' || first === '_id' || !!ordered?.has(first);
 }
 
+/** A page's statement. `exact`, for a page read from sort columns whose rows answer `ok` (the
+ *  exact tests of its equality conditions, put off to the page's rows): the same page with those
+ *  tests on every match, to read instead when a row answers `ok` false. */
+export interface PageSql { text: string; values: unknown[]; exact?: { text: string; values: unknown[] } }
+
 /** The page query and the count query of a list. `ordered`: the fields with ordered indexes
- *  (orderedIndexesSql), whose one-key sorts read only the page from them. */
-export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<string>): { page?: { text: string; values: unknown[] }; count: { text: string; values: unknown[] } } {
+ *  (orderedIndexesSql), whose one-key sorts read only the page from them. `sortColumns`: the
+ *  fields with ready sort columns (sort-columns.ts), which a page sorted on fields no index
+ *  orders sorts by when every key has them. */
+export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<string>, sortColumns?: ReadonlySet<string>): { page?: PageSql; count: { text: string; values: unknown[] } } {
   const one = (keys: SortKey[]) => (keys.length === 1 && ordered?.has(keys[0].path) && keys[0].path !== 'createdAt' && keys[0].path !== '_id' ? keys[0] : undefined);
   const p = new Params();
   const where = whereSql(q.conditions, p, q.or);
@@ -251,6 +263,14 @@ export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<stri
   }
   const [limit, offset] = [Math.floor(q.limit), Math.floor(q.offset)];
   const key = one(q.sort);
+  if (!key && !indexOrdered(q.sort, ordered) && sortsByColumns(q.sort, sortColumns)) {
+    const exact = { text: columnsPageSql(table, where, [], q.sort, limit, offset), values: p.values };
+    const dp = new Params();
+    const rechecks: string[] = [];
+    const candidates = whereSql(q.conditions, dp, q.or, rechecks);
+    if (!rechecks.length) return { count, page: exact };
+    return { count, page: { text: columnsPageSql(table, candidates, rechecks, q.sort, limit, offset), values: dp.values, exact } };
+  }
   const page = {
     text: key ? orderedPageSql(table, where, key, limit + offset, limit, offset)
       : indexOrdered(q.sort, ordered) ? `SELECT doc FROM ${table} ${where} ${orderSql(q.sort)} LIMIT ${limit} OFFSET ${offset}`

@@ -1,0 +1,93 @@
+// The sort columns of one store table (sort-columns.ts) as this process knows them: which fields
+// have ready ones (read from the table's catalogue, trusted for STATE_TTL_MS: another process may
+// have readied more meanwhile, and a page without them is answered the same, only slower), and
+// the making of a field's columns when a page first sorts on it: added, then filled, in the
+// background, one field at a time per process and per table across processes.
+import type { SortKey } from '../query.js';
+import type { PgDatabase } from './database.js';
+import { addSortColumnsSql, backfillSql, MAX_SORT_FIELDS, sortColumnBase, SORT_COLUMNS_STATE_SQL, validateSql } from './sort-columns.js';
+
+/** How long the table's sort columns as last read are trusted. */
+const STATE_TTL_MS = 10_000;
+/** After a failed try (the table's lock not had in time, the database away), how long before a
+ *  page asks again. */
+const RETRY_MS = 30_000;
+
+interface State { ready: Set<string>; present: Map<string, boolean>; at: number }
+
+export class SortColumns {
+  private state?: State;
+  private readonly filling = new Map<string, Promise<void>>();
+  private readonly failedAt = new Map<string, number>();
+  /** The makings of this table's fields, one after the other (adding a field's columns waits for
+   *  the table's lock, which another field's filling holds). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly db: PgDatabase, private readonly table: string) {}
+
+  /** Forgets what was read of the table (a table made anew has none). */
+  forget(): void { this.state = undefined; }
+
+  /** For a sort whose first key no index orders (`ordered`: the fields with ordered indexes;
+   *  createdAt and _id have their own), the fields with ready sort columns, after asking for
+   *  the columns of the sort's other fields; undefined for a sort an index gives. */
+  async forSort(sort: SortKey[], ordered: ReadonlySet<string> | undefined): Promise<ReadonlySet<string> | undefined> {
+    const first = sort[0]?.path;
+    if (!first || first === 'createdAt' || first === '_id' || ordered?.has(first)) return undefined;
+    const st = await this.read();
+    for (const { path } of sort) if (path !== '_id' && !st.ready.has(path)) this.request(path, st);
+    return st.ready;
+  }
+
+  /** Resolves once the columns asked for so far are made (or given up on): for tests. */
+  async settled(): Promise<void> {
+    while (this.filling.size) await Promise.all([...this.filling.values()]);
+  }
+
+  private async read(fresh = false): Promise<State> {
+    if (!fresh && this.state && performance.now() - this.state.at < STATE_TTL_MS) return this.state;
+    const rows = (await this.db.query<{ path: string | null; ready: boolean }>(SORT_COLUMNS_STATE_SQL, [this.table])).rows;
+    const present = new Map<string, boolean>();
+    for (const r of rows) if (r.path !== null) present.set(r.path, r.ready);
+    this.state = { ready: new Set([...present].filter(([, ready]) => ready).map(([p]) => p)), present, at: performance.now() };
+    return this.state;
+  }
+
+  private request(path: string, st: State): void {
+    if (this.filling.has(path)) return;
+    if (!st.present.has(path) && st.present.size >= MAX_SORT_FIELDS) return;
+    const failed = this.failedAt.get(path);
+    if (failed !== undefined && performance.now() - failed < RETRY_MS) return;
+    const run = this.queue.then(() => this.make(path))
+      .then(() => { this.failedAt.delete(path); }, () => { this.failedAt.set(path, performance.now()); })
+      .finally(() => { this.filling.delete(path); this.state = undefined; });
+    this.filling.set(path, run);
+    this.queue = run;
+  }
+
+  /** Adds `path`'s columns (unless there), fills them, validates its constraint. */
+  private async make(path: string): Promise<void> {
+    const added = await this.db.tx(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-sort-columns:${this.table}`]);
+      const rows = (await c.query<{ path: string | null }>(SORT_COLUMNS_STATE_SQL, [this.table])).rows;
+      const paths = rows.map((r) => r.path).filter((p): p is string => p !== null);
+      if (paths.includes(path)) return true;
+      // Full, or another field's columns under the same name (a digest collision): none.
+      if (paths.length >= MAX_SORT_FIELDS || paths.some((p) => sortColumnBase(p) === sortColumnBase(path))) return false;
+      for (const sql of addSortColumnsSql(this.table, path, paths)) await c.query(sql);
+      return true;
+    });
+    if (!added) return;
+    await this.db.exclusive(`${this.table}:sort-columns`, path, async () => {
+      const st = await this.read(true);
+      if (st.present.get(path) !== false) return; // gone, or ready (another process filled it)
+      let last = '';
+      for (;;) {
+        const next = (await this.db.query<{ last: string | null }>(backfillSql(this.table, path), [last])).rows[0]?.last;
+        if (next == null) break;
+        last = next;
+      }
+      await this.db.query(validateSql(this.table, path));
+    });
+  }
+}

@@ -1,0 +1,119 @@
+// Sort columns: the sort keys of a field that no index orders, kept in plain columns of the store
+// table beside the document, so that a page sorted on that field sorts narrow typed values instead
+// of reading each match's value out of its jsonb document (see docs/scaling.md, "Pages sorted on
+// a field no index orders").
+//
+// A field gets its columns the first time a page is sorted on it (in the background: that page and
+// the next ones are answered the usual way until the columns are ready), at most MAX_SORT_FIELDS
+// fields a table. For a field whose columns are named B (sortColumnBase):
+//  - B_r smallint: the value's rank in the order of types (hb_rank: missing 0, null 1, number 2,
+//    string 3, boolean 4, array 6, object 7);
+//  - B_n float8: a number, or a boolean as 0 / 1 (hb_sort_num); every number a record holds came
+//    through JavaScript's JSON, so it is a double and float8 orders it exactly;
+//  - B_s text COLLATE "C": a string, whole (code point order);
+//  - an array's key is not kept: the page computes it from the document for the rows ranked 6.
+// They are added without rewriting the table (nullable columns with no default: a change of the
+// catalogue, under a lock held for an instant, given up after LOCK_TIMEOUT_MS rather than queueing
+// every reader behind it), filled for every later write by the trigger `hb_sort_columns` (a
+// BEFORE INSERT OR UPDATE OF doc trigger, so every path that writes a row fills them: creates,
+// updates, patches, batches, imports, restores), and for the rows already there by batches of
+// BACKFILL_BATCH rows. A constraint `B_ok` (CHECK (B_r IS NOT NULL)) is added NOT VALID with the
+// columns and validated once the batches are done (a scan that does not block reads or writes):
+// a page uses a field's columns only when that constraint is validated, which is known from the
+// table's own catalogue, so a table made anew (a snapshot restored by rebuilding it, a workspace
+// copied) simply has none until a page asks again. Several processes: the columns are added under
+// a transaction-level advisory lock and filled under a session-level one, so one process does it
+// and one that died half way is taken over by the next that asks.
+import type { SortKey } from '../query.js';
+import { pathExpr, quoteLiteral } from './sql-query.js';
+
+/** Fields a table may keep sort columns for (each costs three columns and a little per write). */
+export const MAX_SORT_FIELDS = 8;
+/** Rows filled per statement when a field gets its columns. */
+export const BACKFILL_BATCH = 5000;
+/** How long adding the columns waits for the table's lock before giving up (and trying again at
+ *  a later page): a waiting ALTER TABLE would hold every later reader and writer behind it. */
+export const LOCK_TIMEOUT_MS = 200;
+
+/** The prefix of a field's sort column names: `hb_o_` and a digest of its path (a path may be
+ *  longer than a column name may be; the path itself is the `_r` column's comment). */
+export function sortColumnBase(path: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193) >>> 0;
+  return `hb_o_${h.toString(36)}`;
+}
+
+/** The sort keys of a field over its columns, in the order of the raw keys (rank, number, string,
+ *  array); `_id` sorts by the id column itself (a string, in code point order). */
+function columnKeys(path: string, prefix: string): string[] {
+  if (path === '_id') return [`${prefix}id`];
+  const b = `${prefix}${sortColumnBase(path)}`;
+  const arr = pathExpr(path).replace(/\bdoc\b/, `${prefix}doc`);
+  return [`${b}_r`, `${b}_n`, `${b}_s`, `(CASE WHEN ${b}_r = 6 THEN hb_arr(${arr}) END)`];
+}
+
+/** A page sorted on fields that all have ready sort columns (or `_id`). The matches' sort keys
+ *  and row addresses are sorted (narrow rows), and only the page's rows are then read whole by
+ *  address (`ctid`, valid within the statement). `where` selects the candidates; `rechecks`
+ *  (possibly none) are the exact tests of the equality conditions whose digest lookup `where`
+ *  holds: they are evaluated on the page's rows only, each row answering `ok`, and every row of
+ *  the sorted candidates (offset included) must pass for the page to stand (otherwise the caller
+ *  reads it again with the tests in `where`: a digest collision, which no real value meets). */
+export function columnsPageSql(table: string, where: string, rechecks: string[], sort: SortKey[], limit: number, offset: number): string {
+  const keys: Array<{ expr: string; dir: string }> = [];
+  for (const k of sort) for (const e of columnKeys(k.path, '')) keys.push({ expr: e, dir: k.dir === -1 ? ' DESC' : '' });
+  const inner = keys.map((k, i) => `${k.expr} AS k${i}`).join(', ');
+  const order = (pre: string) => [...keys.map((k, i) => `${pre}k${i}${k.dir}`), `${pre}id`].join(', ');
+  const innerOrder = [...keys.map((k) => `${k.expr}${k.dir}`), 'id'].join(', ');
+  const ok = rechecks.length ? rechecks.join(' AND ') : 'true';
+  return `SELECT doc, bool_and(ok) OVER () AS ok FROM (`
+    + `SELECT k.*, p.doc, ${ok} AS ok FROM (`
+    + `SELECT ctid AS c, id, ${inner} FROM ${table} ${where} ORDER BY ${innerOrder} LIMIT ${limit + offset}`
+    + `) AS k JOIN ${table} AS p ON p.ctid = k.c) AS m ORDER BY ${order('')} OFFSET ${offset}`;
+}
+
+/** Whether a sort can be answered from sort columns: every key's field has ready ones (or is `_id`). */
+export function sortsByColumns(sort: SortKey[], ready: ReadonlySet<string> | undefined): boolean {
+  return !!ready && sort.length > 0 && sort.every((k) => k.path === '_id' || ready.has(k.path));
+}
+
+/** A table's sort columns as its catalogue says: field path → whether its constraint is
+ *  validated (the columns are filled for every row). */
+export const SORT_COLUMNS_STATE_SQL = `
+  SELECT col_description(a.attrelid, a.attnum) AS path, coalesce(c.convalidated, false) AS ready
+  FROM pg_attribute a
+  LEFT JOIN pg_constraint c ON c.conrelid = a.attrelid AND c.conname = left(a.attname, length(a.attname) - 2) || '_ok'
+  WHERE a.attrelid = to_regclass($1) AND a.attname LIKE 'hb\\_o\\_%\\_r' AND NOT a.attisdropped`;
+
+/** The statements (one transaction, after the table's advisory lock) that give `path` its sort
+ *  columns, given the fields that have them already, and set the trigger that fills them for
+ *  every field. */
+export function addSortColumnsSql(table: string, path: string, existing: string[]): string[] {
+  pathExpr(path); // refuses a path that is not one
+  const b = sortColumnBase(path);
+  const fields = [...existing.filter((f) => f !== path), path];
+  const args = fields.flatMap((f) => [quoteLiteral(f), quoteLiteral(sortColumnBase(f))]).join(', ');
+  return [
+    `SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`,
+    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${b}_r smallint, ADD COLUMN IF NOT EXISTS ${b}_n float8,`
+      + ` ADD COLUMN IF NOT EXISTS ${b}_s text COLLATE "C"`,
+    `ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${b}_ok, ADD CONSTRAINT ${b}_ok CHECK (${b}_r IS NOT NULL) NOT VALID`,
+    `COMMENT ON COLUMN ${table}.${b}_r IS ${quoteLiteral(path)}`,
+    `DROP TRIGGER IF EXISTS hb_sort_columns ON ${table}`,
+    `CREATE TRIGGER hb_sort_columns BEFORE INSERT OR UPDATE OF doc ON ${table} FOR EACH ROW EXECUTE FUNCTION hb_sort_columns(${args})`,
+  ];
+}
+
+/** One batch of the fill of `path`'s columns: the next BACKFILL_BATCH ids after $1, filled where
+ *  still empty (a row written since has them from the trigger); answers the last id of the
+ *  batch (null when none is left). */
+export function backfillSql(table: string, path: string): string {
+  const b = sortColumnBase(path);
+  const x = pathExpr(path).replace(/\bdoc\b/, 't.doc');
+  return `WITH b AS (SELECT id FROM ${table} WHERE id > $1 ORDER BY id LIMIT ${BACKFILL_BATCH}),`
+    + ` u AS (UPDATE ${table} AS t SET ${b}_r = hb_rank(${x}), ${b}_n = hb_sort_num(${x}), ${b}_s = hb_str(${x})`
+    + ` FROM b WHERE t.id = b.id AND t.${b}_r IS NULL)`
+    + ` SELECT max(id) AS last FROM b`;
+}
+
+export const validateSql = (table: string, path: string) => `ALTER TABLE ${table} VALIDATE CONSTRAINT ${sortColumnBase(path)}_ok`;
