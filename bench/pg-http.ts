@@ -35,6 +35,7 @@ import { COLLECTION, UNINDEXED_COLLECTION, prepareHomebase, recordsPath, removeH
   writeRecords, type HomebaseData } from './lib/targets.js';
 import { startPgCluster } from '../server/test/pg-cluster.js';
 import { listSql, Params, whereSql } from '../server/storage/pg/sql-query.js';
+import { SORT_COLUMNS_STATE_SQL } from '../server/storage/pg/sort-columns.js';
 import { parseListQuery } from '../server/core/list-query.js';
 import { ROLES } from './lib/data.js';
 import { COST_SETTINGS, costOf, costsText, enableCosts } from './lib/pg-costs.js';
@@ -151,6 +152,16 @@ function generatedPeopleSql(): string {
  *  total, and, for the page sorted on a field without an index, the cheapest SQL written by hand
  *  that returns the same page on these records (the same filter, sorted on the age as a plain
  *  number: every age here is one). */
+async function readySortColumns(url: string, table: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return new Set((await client.query<{ path: string; ready: boolean }>(SORT_COLUMNS_STATE_SQL, [table])).rows.filter((r) => r.ready).map((r) => r.path));
+  } finally {
+    await client.end();
+  }
+}
+
 async function floorMs(url: string, table: string, op: OpName, id: string): Promise<Floor | undefined> {
   const statements: Array<{ text: string; values: unknown[] }> = [];
   if (op === 'get') statements.push({ text: `SELECT doc FROM ${table} WHERE id = $1`, values: [id] });
@@ -158,7 +169,9 @@ async function floorMs(url: string, table: string, op: OpName, id: string): Prom
     // The fields with a user index (the driver's ordered pages read from their indexes).
     const indexed = new Set(op === 'list' ? ['role', 'age'] : ['role']);
     const q = parseListQuery({ 'filter[role]': 'admin', sort: '-age', limit: '50' });
-    const { page, count } = listSql(table, q, indexed);
+    // The fields with ready sort columns (sort-columns.ts), which the driver's page then sorts by.
+    const ready = await readySortColumns(url, table);
+    const { page, count } = listSql(table, q, indexed, ready);
     const p = new Params();
     statements.push(page!, count);
     // Without an index on the sort field: what the page costs written by hand.

@@ -40,10 +40,11 @@ describe.skipIf(!pgBin)('named statements on their generic plan', () => {
     }
   });
 
-  it('a new connection gets the same setting before its first statement', async () => {
+  it('a new connection gets the same setting before its first statement, and no JIT', async () => {
     const client = await db.pool.connect();
     try {
       expect((await client.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0].plan_cache_mode).toBe('force_generic_plan');
+      expect((await client.query<{ jit: string }>('SHOW jit')).rows[0].jit).toBe('off');
     } finally { client.release(); }
     // A list page (unnamed, planned for its values) still answers by its values.
     const a = await db.store('w', 'a');

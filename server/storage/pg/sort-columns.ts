@@ -19,7 +19,8 @@
 // updates, patches, batches, imports, restores), and for the rows already there by batches of
 // BACKFILL_BATCH rows. A constraint `B_ok` (CHECK (B_r IS NOT NULL)) is added NOT VALID with the
 // columns and validated once the batches are done (a scan that does not block reads or writes):
-// a page uses a field's columns only when that constraint is validated, which is known from the
+// then the table is vacuumed (the fill's dead row versions reclaimed, its pages all-visible
+// again); a page uses a field's columns only when that constraint is validated, which is known from the
 // table's own catalogue, so a table made anew (a snapshot restored by rebuilding it, a workspace
 // copied) simply has none until a page asks again. Several processes: the columns are added under
 // a transaction-level advisory lock and filled under a session-level one, so one process does it
@@ -69,7 +70,9 @@ export function columnsPageSql(table: string, where: string, rechecks: string[],
   return `SELECT doc, bool_and(ok) OVER () AS ok FROM (`
     + `SELECT k.*, p.doc, ${ok} AS ok FROM (`
     + `SELECT ctid AS c, id, ${inner} FROM ${table} ${where} ORDER BY ${innerOrder} LIMIT ${limit + offset}`
-    + `) AS k JOIN ${table} AS p ON p.ctid = k.c) AS m ORDER BY ${order('')} OFFSET ${offset}`;
+    // Each page row fetched by its address (a lateral subquery the planner keeps apart, OFFSET 0:
+    // as a plain join it may hash the page's rows and scan the whole table instead).
+    + `) AS k CROSS JOIN LATERAL (SELECT doc FROM ${table} WHERE ctid = k.c OFFSET 0) AS p) AS m ORDER BY ${order('')} OFFSET ${offset}`;
 }
 
 /** Whether a sort can be answered from sort columns: every key's field has ready ones (or is `_id`). */
