@@ -79,7 +79,10 @@ export class EventBus {
   }
 
   private deliver(event: BusEvent): void {
-    const owed: Array<Promise<unknown>> = [];
+    // Every record write publishes an event: made without an array or Promise.all when at most
+    // one owed promise is to be waited for (the usual case: the webhooks' listener).
+    let owed: Promise<unknown> | Array<Promise<unknown>> | undefined;
+    const owe = (p: Promise<unknown>) => { owed = owed === undefined ? p : Array.isArray(owed) ? [...owed, p] : [owed, p]; };
     let failed = false;
     for (const listener of this.listeners) {
       const isOwed = event.outboxed && this.owed.has(listener);
@@ -87,7 +90,7 @@ export class EventBus {
         const result = listener(event);
         if (result && typeof (result as Promise<void>).catch === 'function') {
           const done = (result as Promise<void>).catch((err) => { if (isOwed) failed = true; logger.error({ err, event: event.type }, 'event listener failed'); });
-          if (isOwed) owed.push(done);
+          if (isOwed) owe(done);
         }
       } catch (err) {
         if (isOwed) failed = true;
@@ -96,11 +99,14 @@ export class EventBus {
     }
     if (!event.relayed) {
       const sent = this.forward?.(event);
-      if (sent && event.outboxed) owed.push(sent.catch(() => { failed = true; }));
+      if (sent && event.outboxed) owe(sent.catch(() => { failed = true; }));
     }
     if (event.outboxed && this.settled) {
       const settled = this.settled;
-      void Promise.all(owed).then(() => { if (!failed) settled(event); });
+      const then = () => { if (!failed) settled(event); };
+      if (owed === undefined) void Promise.resolve().then(then);
+      else if (Array.isArray(owed)) void Promise.all(owed).then(then);
+      else void owed.then(then);
     }
   }
 }
