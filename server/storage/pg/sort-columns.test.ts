@@ -156,6 +156,33 @@ describe.skipIf(!pgBin)('sort columns', () => {
     await compare(forked, docs);
   });
 
+  it('are made once when two processes ask at the same moment, and both then use them', async () => {
+    const other = await PgDatabase.open(suite.db.url); // a second process's handle on the database
+    try {
+      const a = await suite.db.store('w4', 'collections/two');
+      await a.ensureIndex({ fieldName: 'role' });
+      const docs = docsOf(2000);
+      await a.insertMany(docs);
+      const b = await other.store('w4', 'collections/two');
+      expect(b.table).toBe(a.table);
+      await Promise.all([compare(a, docs), compare(b, docs)]);
+      await Promise.all([a.sortColumns.settled(), b.sortColumns.settled()]);
+      const bases = ['v', 'o.w', 'n'].map(sortColumnBase);
+      expect(await columnsOf(suite.db.pool, a.table)).toEqual(bases.flatMap((x) => [`${x}_n`, `${x}_r`, `${x}_s`]).sort());
+      expect(await validated(suite.db.pool, a.table)).toEqual(bases.map((x) => `${x}_ok`).sort());
+      const triggers = await suite.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal`, [a.table]);
+      expect(triggers.rows[0].n).toBe(1);
+      // Writes through either process fill them; both answer from them.
+      const more = docsOf(100, 7000);
+      await a.insertMany(more.slice(0, 50));
+      await b.insertMany(more.slice(50));
+      await Promise.all([compare(a, [...docs, ...more]), compare(b, [...docs, ...more])]);
+      expect((await planOf(a, QUERIES[0])).text).toContain(`${bases[0]}_r DESC`);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('put off the exact equality test to the page, and read the page again when a row fails it', async () => {
     const url = await suite.cluster.createDatabase('collide');
     const db = await PgDatabase.open(url);
