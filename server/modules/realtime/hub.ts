@@ -86,12 +86,11 @@ const DROP_AT_ONCE = 1024;
 
 interface WorkspaceClients { ws: Workspace | undefined; clients: Set<Client>; topics: Map<string, Set<Client>> }
 
-/** A workspace without sockets, as the fan-out sees it (read only: never registered). */
-const NO_CLIENTS: WorkspaceClients = { ws: undefined, clients: new Set(), topics: new Map() };
-
 export class Hub {
   private spaces = new Map<string, WorkspaceClients>();
   private kept = new Map<string, KeptEvents>();
+  /** A workspace without sockets, as the fan-out sees it (read only: never registered). */
+  private readonly noClients: WorkspaceClients = { ws: undefined, clients: new Set(), topics: new Map() };
 
   constructor(private readonly maxBuffered: number, private readonly workspaceOf?: (id: string) => Workspace | undefined) {}
 
@@ -197,7 +196,7 @@ export class Hub {
 
   /** Delivers one bus event to the sockets that may see it, and keeps it for resumes. */
   dispatch(event: BusEvent): void {
-    const space = this.spaces.get(event.app) ?? NO_CLIENTS;
+    const space = this.spaces.get(event.app) ?? this.noClients;
     const data = event.data as Record<string, unknown>;
     if (event.type.startsWith('message.')) {
       this.fanOut(space, `chat:${String(data.channelId)}`, event, () => true);
