@@ -5,13 +5,13 @@
 // background, one field at a time per process and per table across processes.
 import type { SortKey } from '../query.js';
 import type { PgDatabase } from './database.js';
-import { addSortColumnsSql, backfillSql, MAX_SORT_FIELDS, sortColumnBase, SORT_COLUMNS_STATE_SQL, validateSql } from './sort-columns.js';
+import { addSortColumnsSql, backfillSql, LOCK_TIMEOUT_MS, MAX_LOCK_TIMEOUT_MS, MAX_SORT_FIELDS, sortColumnBase, SORT_COLUMNS_STATE_SQL, validateSql } from './sort-columns.js';
 
 /** How long the table's sort columns as last read are trusted. */
 const STATE_TTL_MS = 10_000;
 /** After a failed try (the table's lock not had in time, the database away), how long before a
  *  page asks again. */
-const RETRY_MS = 30_000;
+const RETRY_MS = 10_000;
 
 interface State { ready: Set<string>; present: Map<string, boolean>; at: number }
 
@@ -19,6 +19,8 @@ export class SortColumns {
   private state?: State;
   private readonly filling = new Map<string, Promise<void>>();
   private readonly failedAt = new Map<string, number>();
+  /** Failed tries per field since its last success (each doubles the wait for the lock). */
+  private readonly failures = new Map<string, number>();
   /** The makings of this table's fields, one after the other (adding a field's columns waits for
    *  the table's lock, which another field's filling holds). */
   private queue: Promise<unknown> = Promise.resolve();
@@ -59,7 +61,8 @@ export class SortColumns {
     const failed = this.failedAt.get(path);
     if (failed !== undefined && performance.now() - failed < RETRY_MS) return;
     const run = this.queue.then(() => this.make(path))
-      .then(() => { this.failedAt.delete(path); }, () => { this.failedAt.set(path, performance.now()); })
+      .then(() => { this.failedAt.delete(path); this.failures.delete(path); },
+        () => { this.failedAt.set(path, performance.now()); this.failures.set(path, (this.failures.get(path) ?? 0) + 1); })
       .finally(() => { this.filling.delete(path); this.state = undefined; });
     this.filling.set(path, run);
     this.queue = run;
@@ -74,7 +77,8 @@ export class SortColumns {
       if (paths.includes(path)) return true;
       // Full, or another field's columns under the same name (a digest collision): none.
       if (paths.length >= MAX_SORT_FIELDS || paths.some((p) => sortColumnBase(p) === sortColumnBase(path))) return false;
-      for (const sql of addSortColumnsSql(this.table, path, paths)) await c.query(sql);
+      const wait = Math.min(LOCK_TIMEOUT_MS * 2 ** (this.failures.get(path) ?? 0), MAX_LOCK_TIMEOUT_MS);
+      for (const sql of addSortColumnsSql(this.table, path, paths, wait)) await c.query(sql);
       return true;
     });
     if (!added) return;

@@ -183,6 +183,27 @@ describe.skipIf(!pgBin)('sort columns', () => {
     }
   });
 
+  it('are not added while a statement holds the table past the lock wait, and nothing waits behind the try', async () => {
+    const store = await suite.db.store('w5', 'collections/busy');
+    const docs = docsOf(300);
+    await store.insertMany(docs);
+    const holder = await suite.db.pool.connect();
+    try {
+      // A long statement's lock on the table (a transaction that read it and is still open).
+      await holder.query('BEGIN');
+      await holder.query(`SELECT count(*) FROM ${store.table}`);
+      await compare(store, docs); // asks for the columns: the ALTER TABLE gives up its wait
+      await store.sortColumns.settled();
+      expect(await columnsOf(suite.db.pool, store.table)).toEqual([]);
+      // Reads and writes go on (a waiting ALTER TABLE would hold them until the holder ends).
+      await store.insert(docsOf(1, 400)[0]);
+      await compare(store, [...docs, ...docsOf(1, 400)]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+  });
+
   it('put off the exact equality test to the page, and read the page again when a row fails it', async () => {
     const url = await suite.cluster.createDatabase('collide');
     const db = await PgDatabase.open(url);

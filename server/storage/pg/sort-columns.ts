@@ -13,8 +13,8 @@
 //  - B_s text COLLATE "C": a string, whole (code point order);
 //  - an array's key is not kept: the page computes it from the document for the rows ranked 6.
 // They are added without rewriting the table (nullable columns with no default: a change of the
-// catalogue, under a lock held for an instant, given up after LOCK_TIMEOUT_MS rather than queueing
-// every reader behind it), filled for every later write by the trigger `hb_sort_columns` (a
+// catalogue, under a lock held for an instant, given up after LOCK_TIMEOUT_MS (doubled at each
+// failed try, up to MAX_LOCK_TIMEOUT_MS) rather than queueing every reader behind it), filled for every later write by the trigger `hb_sort_columns` (a
 // BEFORE INSERT OR UPDATE OF doc trigger, so every path that writes a row fills them: creates,
 // updates, patches, batches, imports, restores), and for the rows already there by batches of
 // BACKFILL_BATCH rows. A constraint `B_ok` (CHECK (B_r IS NOT NULL)) is added NOT VALID with the
@@ -33,8 +33,12 @@ export const MAX_SORT_FIELDS = 8;
 /** Rows filled per statement when a field gets its columns. */
 export const BACKFILL_BATCH = 5000;
 /** How long adding the columns waits for the table's lock before giving up (and trying again at
- *  a later page): a waiting ALTER TABLE would hold every later reader and writer behind it. */
+ *  a later page): a waiting ALTER TABLE holds every later reader and writer behind it, so this is
+ *  the longest that requests on the table may stall. The lock is had once the statements running
+ *  when it was asked for are over: where they take longer (a page sorting every match of a large
+ *  table, under load), each failed try doubles the wait, up to MAX_LOCK_TIMEOUT_MS. */
 export const LOCK_TIMEOUT_MS = 200;
+export const MAX_LOCK_TIMEOUT_MS = 3200;
 
 /** The prefix of a field's sort column names: `hb_o_` and a digest of its path (a path may be
  *  longer than a column name may be; the path itself is the `_r` column's comment). */
@@ -91,13 +95,13 @@ export const SORT_COLUMNS_STATE_SQL = `
 /** The statements (one transaction, after the table's advisory lock) that give `path` its sort
  *  columns, given the fields that have them already, and set the trigger that fills them for
  *  every field. */
-export function addSortColumnsSql(table: string, path: string, existing: string[]): string[] {
+export function addSortColumnsSql(table: string, path: string, existing: string[], lockTimeoutMs = LOCK_TIMEOUT_MS): string[] {
   pathExpr(path); // refuses a path that is not one
   const b = sortColumnBase(path);
   const fields = [...existing.filter((f) => f !== path), path];
   const args = fields.flatMap((f) => [quoteLiteral(f), quoteLiteral(sortColumnBase(f))]).join(', ');
   return [
-    `SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`,
+    `SET LOCAL lock_timeout = '${Math.round(lockTimeoutMs)}ms'`,
     `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${b}_r smallint, ADD COLUMN IF NOT EXISTS ${b}_n float8,`
       + ` ADD COLUMN IF NOT EXISTS ${b}_s text COLLATE "C"`,
     `ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${b}_ok, ADD CONSTRAINT ${b}_ok CHECK (${b}_r IS NOT NULL) NOT VALID`,
