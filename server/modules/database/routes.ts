@@ -57,12 +57,13 @@ export const databaseModule: Module = {
     });
     router.post('/database/:collection', async (req, res) => {
       noteRule(req, 'write');
-      res.status(201).json(await createRecord(ctx, req.ws, param(req, 'collection'), req.body, { auth: req.auth }));
+      const record = await createRecord(ctx, req.ws, param(req, 'collection'), req.body, { auth: req.auth });
+      sendStoredDoc(res.status(201), record);
     });
 
     const patchRecord = async (req: Request, res: Response) => {
       noteRule(req, 'update');
-      res.json(await updateRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), req.body, { auth: req.auth }));
+      sendStoredDoc(res, await updateRecord(ctx, req.ws, param(req, 'collection'), param(req, 'id'), req.body, { auth: req.auth }));
     };
     router.put('/database/:collection/:id', patchRecord);
     router.patch('/database/:collection/:id', patchRecord);

@@ -7,6 +7,10 @@ import type { AuthInfo } from '../caller.js';
 import type { BusEvent } from '../../core/bus.js';
 import type { Workspace } from '../../storage/workspace.js';
 import { canReadRecord } from '../database/index.js';
+import { storedDocJson } from '../../core/http.js';
+
+/** A record write's event: its data is the record as stored (never changed afterwards). */
+const isStoredRecord = (event: BusEvent) => event.type.startsWith('record.') && event.data !== null && typeof event.data === 'object';
 
 export interface Client {
   socket: WebSocket;
@@ -222,8 +226,11 @@ export class Hub {
   }
 
   private fanOut(space: WorkspaceClients, topic: string, event: BusEvent, may: (c: Client) => boolean): void {
-    // Serialised once for every recipient, and kept for clients that reconnect.
-    const frame = Buffer.from(JSON.stringify({ type: 'event', id: event.id, topic, event: event.type, data: event.data }));
+    // Serialised once for every recipient, and kept for clients that reconnect. A record's text
+    // is the stored document's cached one, which the write's answer then sends as well.
+    const frame = Buffer.from(isStoredRecord(event)
+      ? `{"type":"event","id":${JSON.stringify(event.id)},"topic":${JSON.stringify(topic)},"event":${JSON.stringify(event.type)},"data":${storedDocJson(event.data)}}`
+      : JSON.stringify({ type: 'event', id: event.id, topic, event: event.type, data: event.data }));
     const k: Kept = { id: event.id, at: Date.parse(event.timestamp) || Date.now(), topic, frame, may };
     let kept = this.kept.get(event.app);
     if (!kept) this.kept.set(event.app, (kept = new KeptEvents()));
