@@ -189,8 +189,10 @@ export class DocStore extends StagingStore {
       if (batch.trial) this.engine._addToIndexes(prepared);
       else this.tryInsert([prepared]);
       batch.set(prepared._id, prepared);
+      const line = kept ? eventLine(kept, doc) : '';
       return {
-        text: serialize(prepared) + '\n' + (kept ? eventLine(kept, doc) : ''),
+        text: serialize(prepared) + '\n' + line,
+        eventChars: line.length,
         undo: () => this.engine._removeFromIndexes(prepared),
         apply: () => { this.engine._addToIndexes(prepared); this.count++; if (kept) this.eventKept(kept); },
         result: prepared,
@@ -224,8 +226,10 @@ export class DocStore extends StagingStore {
       if (batch.trial) this.engine._updateIndexes(pair);
       else this.tryUpdate(pair);
       batch.set(id, next);
+      const line = kept ? eventLine(kept, doc) : '';
       return {
-        text: serialize(next) + '\n' + (kept ? eventLine(kept, doc) : ''),
+        text: serialize(next) + '\n' + line,
+        eventChars: line.length,
         undo: () => this.engine._updateIndexes([{ oldDoc: next, newDoc: old }]),
         apply: () => { this.engine._updateIndexes(pair); if (kept) this.eventKept(kept); },
         result: next,
@@ -242,8 +246,10 @@ export class DocStore extends StagingStore {
       if (!old) return { result: false };
       if (batch.trial) this.engine._removeFromIndexes(old);
       batch.set(id, undefined);
+      const line = kept ? eventLine(kept, undefined) : '';
       return {
-        text: serialize({ $$deleted: true, _id: id }) + '\n' + (kept ? eventLine(kept, undefined) : ''),
+        text: serialize({ $$deleted: true, _id: id }) + '\n' + line,
+        eventChars: line.length,
         undo: () => this.engine._addToIndexes(old),
         apply: () => { this.engine._removeFromIndexes(old); this.count--; if (kept) this.eventKept(kept); },
         result: true,

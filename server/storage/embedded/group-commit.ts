@@ -17,7 +17,10 @@ const DEFAULT_COMPACT_MS = 10 * 60 * 1000;
 /** Compact early once the file holds this many superseded lines beyond the live documents. */
 const COMPACT_AFTER_WRITES = 20_000;
 /** ... or once it has grown by this much plus its size after the last compaction (large
- *  documents, such as webhook deliveries, rewritten a few times). */
+ *  documents, such as webhook deliveries, rewritten a few times). The lines of kept events and
+ *  their settled marks are not counted: each write's event is settled within moments and gone
+ *  at the next compaction, and counting them (about as long as a record's line) made a store
+ *  under steady writes rewrite its whole file twice as often as before events were kept. */
 const COMPACT_AFTER_GROWTH = 8 * 1024 * 1024;
 /** Settled events are marked so in the file this long after (many in one line). */
 const SETTLE_FLUSH_MS = 50;
@@ -31,6 +34,8 @@ export class GroupCommitStore extends ReadableStore {
   /** Those the file had at load, for the start to publish again (taken once). */
   protected loadedEvents: BusEvent[] = [];
   private settledIds: string[] = [];
+  /** Characters of event lines and settled marks appended since the last compaction. */
+  private eventChars = 0;
   private settleTimer: NodeJS.Timeout | undefined;
 
   /** Will a write with `event` keep it in the file? Lists the store first when it must. */
@@ -142,12 +147,14 @@ export class GroupCommitStore extends ReadableStore {
     if (!this.file) return;
     // The settled marks waiting go with it.
     const ids = this.settledIds.length ? this.settledIds.splice(0) : undefined;
+    const marks = ids ? `${JSON.stringify({ $$settled: ids })}\n` : '';
     try {
-      await this.file.append(this.header + text + (ids ? `${JSON.stringify({ $$settled: ids })}\n` : ''));
+      await this.file.append(this.header + text + marks);
     } catch (err) {
       if (ids) this.settledIds.unshift(...ids);
       throw err;
     }
+    this.eventChars += marks.length;
     this.header = '';
   }
 
@@ -160,6 +167,7 @@ export class GroupCommitStore extends ReadableStore {
     await this.file.rewrite(compactText(this.all(), this.indexSpecs()) + events);
     this.settledIds.splice(0, marked);
     this.header = '';
+    this.eventChars = 0;
     this.writesSinceCompaction = 0;
     this.compactedBytes = this.file.bytes;
   }
@@ -233,7 +241,7 @@ export class GroupCommitStore extends ReadableStore {
         return;
       }
     }
-    for (const { s } of staged) s.apply?.();
+    for (const { s } of staged) { s.apply?.(); if (s.eventChars) this.eventChars += s.eventChars; }
     const lines = staged.filter(({ s }) => s.text).length;
     if (lines > 1) this.writesSinceCompaction += lines - 1; // the queue counted one
     for (const { w, s } of staged) w.resolve(s.result);
@@ -247,7 +255,7 @@ export class GroupCommitStore extends ReadableStore {
       try {
         const result = await op();
         if (this.file && (++this.writesSinceCompaction > Math.max(COMPACT_AFTER_WRITES, this.count)
-          || this.file.bytes > 2 * this.compactedBytes + COMPACT_AFTER_GROWTH)) {
+          || this.file.bytes - this.eventChars > 2 * this.compactedBytes + COMPACT_AFTER_GROWTH)) {
           this.writesSinceCompaction = 0;
           // Queued behind this write; a failure is retried by the next trigger or the timer.
           void this.write(() => this.compactNow()).catch(() => { this.writesSinceCompaction = COMPACT_AFTER_WRITES / 2; });
@@ -271,6 +279,8 @@ export class GroupCommitStore extends ReadableStore {
  *  Without `text` it writes nothing (the document was gone). */
 export interface StagedWrite<T> {
   text?: string;
+  /** How much of `text` is the line of a kept event. */
+  eventChars?: number;
   undo?: () => void;
   apply?: () => void;
   result: T;
