@@ -12,6 +12,8 @@ const STATE_TTL_MS = 10_000;
 /** After a failed try (the table's lock not had in time, the database away), how long before a
  *  page asks again. */
 const RETRY_MS = 10_000;
+/** Passes over the rows before the fill gives up until a later page (see make). */
+const FILL_PASSES = 3;
 
 interface State { ready: Set<string>; present: Map<string, boolean>; at: number }
 
@@ -85,13 +87,22 @@ export class SortColumns {
     await this.db.exclusive(`${this.table}:sort-columns`, path, async () => {
       const st = await this.read(true);
       if (st.present.get(path) !== false) return; // gone, or ready (another process filled it)
-      let last = '';
-      for (;;) {
-        const next = (await this.db.query<{ last: string | null }>(backfillSql(this.table, path), [last])).rows[0]?.last;
-        if (next == null) break;
-        last = next;
+      // A pass over every row; another when validating finds a row still empty (one a writer
+      // held locked through the pass, then rolled back).
+      for (let pass = 1; ; pass++) {
+        let last = '';
+        for (;;) {
+          const next = (await this.db.query<{ last: string | null }>(backfillSql(this.table, path), [last])).rows[0]?.last;
+          if (next == null) break;
+          last = next;
+        }
+        try {
+          await this.db.query(validateSql(this.table, path));
+          break;
+        } catch (err) {
+          if ((err as { code?: string }).code !== '23514' || pass >= FILL_PASSES) throw err;
+        }
       }
-      await this.db.query(validateSql(this.table, path));
       // The fill left a dead version of every row it filled: reclaimed now (and the table's
       // pages marked all-visible again, which the pages' scans rely on) rather than whenever
       // autovacuum comes. Blocks neither reads nor writes.

@@ -113,11 +113,13 @@ export function addSortColumnsSql(table: string, path: string, existing: string[
 
 /** One batch of the fill of `path`'s columns: the next BACKFILL_BATCH ids after $1, filled where
  *  still empty (a row written since has them from the trigger); answers the last id of the
- *  batch (null when none is left). */
+ *  batch (null when none is left). Rows a writer holds locked are skipped rather than waited
+ *  for (the fill never waits on a write, so never deadlocks with a transaction writing several
+ *  rows): the writer's update fills them, and if it rolls back the next pass does. */
 export function backfillSql(table: string, path: string): string {
   const b = sortColumnBase(path);
   const x = pathExpr(path).replace(/\bdoc\b/, 't.doc');
-  return `WITH b AS (SELECT id FROM ${table} WHERE id > $1 ORDER BY id LIMIT ${BACKFILL_BATCH}),`
+  return `WITH b AS (SELECT id FROM ${table} WHERE id > $1 AND ${b}_r IS NULL ORDER BY id LIMIT ${BACKFILL_BATCH} FOR NO KEY UPDATE SKIP LOCKED),`
     + ` u AS (UPDATE ${table} AS t SET ${b}_r = hb_rank(${x}), ${b}_n = hb_sort_num(${x}), ${b}_s = hb_str(${x})`
     + ` FROM b WHERE t.id = b.id AND t.${b}_r IS NULL)`
     + ` SELECT max(id) AS last FROM b`;
