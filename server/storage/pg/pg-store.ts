@@ -83,7 +83,7 @@ export class PgDocStore implements Store {
     // Sort columns: a page sorted on fields no index orders asks for them (made in the
     // background) and sorts by them once they are ready. Not inside a write group: its
     // transaction must not wait on the table's lock, and the answer is the same without.
-    const columns = q.sort.length && !q.window && !activeWriteGroup() ? await this.sortColumns.forSort(q.sort, ordered) : undefined;
+    const columns = q.sort.length && !activeWriteGroup() ? await this.sortColumns.forSort(q.sort, ordered) : undefined;
     try {
       return await this.findWith(q, ordered, columns);
     } catch (err) {

@@ -79,6 +79,16 @@ export function columnsPageSql(table: string, where: string, rechecks: string[],
     + `) AS k CROSS JOIN LATERAL (SELECT doc FROM ${table} WHERE ctid = k.c OFFSET 0) AS p) AS m ORDER BY ${order('')} OFFSET ${offset}`;
 }
 
+/** The terms of a keyset position test (window-sql.ts afterPositionSql) over a field's sort
+ *  columns: each column, and the same key computed from the position's value. */
+export function columnTerms(path: string, pivotX: string): Array<{ row: string; pivot: string }> {
+  const row = columnKeys(path, '');
+  if (path === '_id') return [{ row: row[0], pivot: `(${pivotX} #>> '{}') COLLATE "C"` }];
+  const pivot = [`hb_rank(${pivotX})`, `hb_sort_num(${pivotX})`, `(hb_str(${pivotX}) COLLATE "C")`,
+    `(CASE WHEN jsonb_typeof(${pivotX}) = 'array' THEN hb_arr(${pivotX}) END)`];
+  return row.map((r, i) => ({ row: r, pivot: pivot[i] }));
+}
+
 /** Whether a sort can be answered from sort columns: every key's field has ready ones (or is `_id`). */
 export function sortsByColumns(sort: SortKey[], ready: ReadonlySet<string> | undefined): boolean {
   return !!ready && sort.length > 0 && sort.every((k) => k.path === '_id' || ready.has(k.path));

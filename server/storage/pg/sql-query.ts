@@ -5,8 +5,8 @@
 // as parameters.
 import { DEFAULT_SORT, type Condition, type SortKey, type StoreQuery } from '../query.js';
 import { windowKeys } from '../page-window.js';
-import { afterPositionSql, orGroupsSql } from './window-sql.js';
-import { columnsPageSql, sortsByColumns } from './sort-columns.js';
+import { afterPositionSql, orGroupsSql, type PositionTerms } from './window-sql.js';
+import { columnsPageSql, columnTerms, sortsByColumns } from './sort-columns.js';
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
@@ -254,10 +254,23 @@ export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<stri
     const keys = windowKeys(q.sort.length ? q.sort : DEFAULT_SORT, q.window.backward);
     const wp = new Params();
     wp.values.push(...p.values);
-    const seek = q.window.seek ? afterPositionSql(keys, q.window.seek, wp) : '';
-    const filter = seek ? (where ? `${where} AND ${seek}` : `WHERE ${seek}`) : where;
     const [limit, offset] = [Math.floor(q.limit) + 1, Math.floor(q.offset)];
     const key = one(keys);
+    const seekAnd = (w: string, sp: Params, terms?: PositionTerms) => {
+      if (!q.window?.seek) return w;
+      const seek = afterPositionSql(keys, q.window.seek, sp, terms);
+      return w ? `${w} AND ${seek}` : `WHERE ${seek}`;
+    };
+    if (!key && !indexOrdered(keys, ordered) && sortsByColumns(keys, sortColumns)) {
+      // From the sort columns, the position tested on them too.
+      const exact = { text: columnsPageSql(table, seekAnd(where, wp, columnTerms), [], keys, limit, offset), values: wp.values };
+      const dp = new Params();
+      const rechecks: string[] = [];
+      const candidates = whereSql(q.conditions, dp, q.or, rechecks);
+      if (!rechecks.length) return { count, page: exact };
+      return { count, page: { text: columnsPageSql(table, seekAnd(candidates, dp, columnTerms), rechecks, keys, limit, offset), values: dp.values, exact } };
+    }
+    const filter = seekAnd(where, wp);
     const text = key ? orderedPageSql(table, filter, key, limit + offset, limit, offset) : `SELECT doc FROM ${table} ${filter} ${orderSql(keys)} LIMIT ${limit} OFFSET ${offset}`;
     return { count, page: { text, values: wp.values } };
   }

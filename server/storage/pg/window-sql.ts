@@ -10,15 +10,23 @@ export function orGroupsSql(groups: Condition[][][] | undefined, p: Params, cond
   return (groups ?? []).map((branches) => `(${branches.map((b) => (b.length ? `(${b.map((c) => conditionSql(c, p)).join(' AND ')})` : 'TRUE')).join(' OR ')})`);
 }
 
+/** A key's sort expressions over the row, each with the same expression over the position's
+ *  value `pivotX` (a jsonb expression): by default the sortExprs of the path. */
+export type PositionTerms = (path: string, pivotX: string) => Array<{ row: string; pivot: string }>;
+
+const exprTerms: PositionTerms = (path, pivotX) => {
+  const x = pathExpr(path);
+  return sortExprs(path).map((e) => ({ row: e, pivot: e.split(x).join(pivotX) }));
+};
+
 /** Rows strictly after `position` (one value per key, undefined for a missing field) in the
- *  order of `keys`. */
-export function afterPositionSql(keys: SortKey[], position: unknown[], p: Params): string {
+ *  order of `keys`, written over the expressions `termsOf` gives. */
+export function afterPositionSql(keys: SortKey[], position: unknown[], p: Params, termsOf: PositionTerms = exprTerms): string {
   const terms: Array<{ row: string; pivot: string; dir: 1 | -1 }> = [];
   keys.forEach((k, i) => {
-    const x = pathExpr(k.path);
     const v = position[i];
     const pivotX = v === undefined ? '(NULL::jsonb)' : `(${p.add(JSON.stringify(v), 'jsonb')})`;
-    for (const e of sortExprs(k.path)) terms.push({ row: e, pivot: e.split(x).join(pivotX), dir: k.dir });
+    for (const t of termsOf(k.path, pivotX)) terms.push({ ...t, dir: k.dir });
   });
   const after = ({ row, pivot, dir }: (typeof terms)[number]) => (dir === 1
     ? `(${row} > ${pivot} OR (${row} IS NULL AND ${pivot} IS NOT NULL))`
