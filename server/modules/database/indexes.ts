@@ -31,6 +31,9 @@ export function recordsStoreNow(ws: Workspace, def: CollectionDef): Store | unde
 
 /** The collection's records store, its indexes in line with the schema. */
 export async function recordsStore(ws: Workspace, def: CollectionDef): Promise<Store> {
+  // Open and in line with `def`, the usual case: no turn spent on the store's own promise.
+  const open = recordsStoreNow(ws, def);
+  if (open) return open;
   const store = await ws.records(def._id);
   const state = synced.get(store);
   if (state?.def === def) {
