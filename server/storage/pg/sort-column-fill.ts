@@ -5,7 +5,7 @@
 // background, one field at a time per process and per table across processes.
 import type { SortKey } from '../query.js';
 import type { PgDatabase } from './database.js';
-import { addSortColumnsSql, backfillSql, LOCK_TIMEOUT_MS, MAX_LOCK_TIMEOUT_MS, MAX_SORT_FIELDS, sortColumnBase, SORT_COLUMNS_STATE_SQL, validateSql } from './sort-columns.js';
+import { addSortColumnsSql, backfillSql, baseOfColumn, LOCK_TIMEOUT_MS, MAX_LOCK_TIMEOUT_MS, MAX_SORT_FIELDS, sortColumnBase, sortColumnOwner, SORT_COLUMNS_STATE_SQL, validateSql, type SortColumnRow } from './sort-columns.js';
 
 /** How long the table's sort columns as last read are trusted. */
 const STATE_TTL_MS = 10_000;
@@ -15,7 +15,10 @@ const RETRY_MS = 10_000;
 /** Passes over the rows before the fill gives up until a later page (see make). */
 const FILL_PASSES = 3;
 
-interface State { ready: Set<string>; present: Map<string, boolean>; at: number }
+/** `present`: the fields with their own columns (sortColumnOwner) → whether they are ready;
+ *  `bases`: the prefixes of every field's columns the table has, its own or not (each counts to
+ *  MAX_SORT_FIELDS, and no other field's columns are made under one). */
+interface State { ready: Set<string>; present: Map<string, boolean>; bases: Set<string>; at: number }
 
 export class SortColumns {
   private state?: State;
@@ -50,16 +53,16 @@ export class SortColumns {
 
   private async read(fresh = false): Promise<State> {
     if (!fresh && this.state && performance.now() - this.state.at < STATE_TTL_MS) return this.state;
-    const rows = (await this.db.query<{ path: string | null; ready: boolean }>(SORT_COLUMNS_STATE_SQL, [this.table])).rows;
+    const rows = (await this.db.query<SortColumnRow>(SORT_COLUMNS_STATE_SQL, [this.table])).rows;
     const present = new Map<string, boolean>();
-    for (const r of rows) if (r.path !== null) present.set(r.path, r.ready);
-    this.state = { ready: new Set([...present].filter(([, ready]) => ready).map(([p]) => p)), present, at: performance.now() };
+    for (const r of rows) if (sortColumnOwner(baseOfColumn(r.name), r.path)) present.set(r.path, r.ready);
+    this.state = { ready: new Set([...present].filter(([, ready]) => ready).map(([p]) => p)), present, bases: new Set(rows.map((r) => baseOfColumn(r.name))), at: performance.now() };
     return this.state;
   }
 
   private request(path: string, st: State): void {
     if (this.filling.has(path)) return;
-    if (!st.present.has(path) && st.present.size >= MAX_SORT_FIELDS) return;
+    if (!st.present.has(path) && (st.bases.size >= MAX_SORT_FIELDS || st.bases.has(sortColumnBase(path)))) return;
     const failed = this.failedAt.get(path);
     if (failed !== undefined && performance.now() - failed < RETRY_MS) return;
     const run = this.queue.then(() => this.make(path))
@@ -74,13 +77,18 @@ export class SortColumns {
   private async make(path: string): Promise<void> {
     const added = await this.db.tx(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`homebase-sort-columns:${this.table}`]);
-      const rows = (await c.query<{ path: string | null }>(SORT_COLUMNS_STATE_SQL, [this.table])).rows;
-      const paths = rows.map((r) => r.path).filter((p): p is string => p !== null);
-      if (paths.includes(path)) return true;
-      // Full, or another field's columns under the same name (a digest collision): none.
-      if (paths.length >= MAX_SORT_FIELDS || paths.some((p) => sortColumnBase(p) === sortColumnBase(path))) return false;
+      const rows = (await c.query<SortColumnRow>(SORT_COLUMNS_STATE_SQL, [this.table])).rows;
+      const base = sortColumnBase(path);
+      const taken = rows.find((r) => baseOfColumn(r.name) === base);
+      // Its own columns already (to be filled if not ready), or its name taken by columns that
+      // say they hold another path: those are not reused, and the field gets none.
+      if (taken) return taken.path === path;
+      if (rows.length >= MAX_SORT_FIELDS) return false;
+      // Every column with a path is filled by the trigger (one without cannot be, and has none of
+      // this code's making).
+      const existing = rows.filter((r): r is SortColumnRow & { path: string } => r.path !== null).map((r) => ({ base: baseOfColumn(r.name), path: r.path }));
       const wait = Math.min(LOCK_TIMEOUT_MS * 2 ** (this.failures.get(path) ?? 0), MAX_LOCK_TIMEOUT_MS);
-      for (const sql of addSortColumnsSql(this.table, path, paths, wait)) await c.query(sql);
+      for (const sql of addSortColumnsSql(this.table, path, existing, wait)) await c.query(sql);
       return true;
     });
     if (!added) return;

@@ -268,6 +268,51 @@ describe.skipIf(!pgBin)('sort columns', () => {
     expect(await empty()).toEqual([]);
   });
 
+  it('serve only the path their comment names: columns under a field\'s name holding another path\'s values are neither used nor reused for it', async () => {
+    // Names are a sha256 digest of the path, 128 bits of it.
+    expect(sortColumnBase('v')).toMatch(/^hb_o_[0-9a-f]{32}$/);
+    expect(`${sortColumnBase('v'.repeat(200))}_ok`.length).toBeLessThanOrEqual(63);
+    const store = await suite.db.store('w8', 'collections/named');
+    const docs: Doc[] = Array.from({ length: 400 }, (_, i) => ({ _id: `n${String(i).padStart(4, '0')}`, a: i, b: -i }));
+    await store.insertMany(docs);
+    const page = async (sort: string) => {
+      const q = parseListQuery({ sort, limit: '30', offset: '5' }, {});
+      expect((await store.find(q)).data.map((d) => d._id), sort).toEqual(queryDocs(docs, q).data.map((d) => d._id));
+    };
+    await page('a');
+    await store.sortColumns.settled();
+    // Two paths forced onto one name: `a`'s columns (its values, its comment, its trigger
+    // arguments) renamed to `b`'s name, as a digest collision would have them.
+    const [A, B] = [sortColumnBase('a'), sortColumnBase('b')];
+    for (const x of ['r', 'n', 's']) await suite.db.query(`ALTER TABLE ${store.table} RENAME COLUMN ${A}_${x} TO ${B}_${x}`);
+    await suite.db.query(`ALTER TABLE ${store.table} RENAME CONSTRAINT ${A}_ok TO ${B}_ok`);
+    await suite.db.query(`DROP TRIGGER hb_sort_columns ON ${store.table}`);
+    await suite.db.query(`CREATE TRIGGER hb_sort_columns BEFORE INSERT OR UPDATE OF doc ON ${store.table} FOR EACH ROW EXECUTE FUNCTION hb_sort_columns('a', '${B}')`);
+    store.sortColumns.forget();
+    const comment = async () => (await suite.db.query<{ c: string }>(
+      `SELECT col_description($1::regclass, (SELECT attnum FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2)) AS c`, [store.table, `${B}_r`])).rows[0].c;
+    // `b` is answered from the documents, asks for columns, and gets none: the name is taken
+    // by columns that hold `a`'s values.
+    await page('-b');
+    await page('b');
+    await store.sortColumns.settled();
+    await page('b');
+    expect(await comment()).toBe('a');
+    expect((await planOf(store, { sort: 'b', limit: '30' })).text).not.toContain(B);
+    // `a`, whose columns are no longer under its name, is not answered from them either, and
+    // gets its own again; writes fill both.
+    await page('-a');
+    await store.sortColumns.settled();
+    expect(await columnsOf(suite.db.pool, store.table)).toEqual([A, B].flatMap((x) => [`${x}_n`, `${x}_r`, `${x}_s`]).sort());
+    expect((await planOf(store, { sort: 'a', limit: '30' })).text).toContain(`${A}_r`);
+    const more: Doc = { _id: 'n9999', a: -5, b: 5 };
+    await store.insert(more);
+    docs.push(more);
+    await page('a');
+    await page('b');
+    await page('-b');
+  });
+
   it('put off the exact equality test to the page, and read the page again when a row fails it', async () => {
     const url = await suite.cluster.createDatabase('collide');
     const db = await PgDatabase.open(url);

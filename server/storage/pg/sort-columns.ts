@@ -25,6 +25,7 @@
 // copied) simply has none until a page asks again. Several processes: the columns are added under
 // a transaction-level advisory lock and filled under a session-level one, so one process does it
 // and one that died half way is taken over by the next that asks.
+import { createHash } from 'node:crypto';
 import type { SortKey } from '../query.js';
 import { pathExpr, quoteLiteral } from './sql-query.js';
 
@@ -40,13 +41,31 @@ export const BACKFILL_BATCH = 5000;
 export const LOCK_TIMEOUT_MS = 200;
 export const MAX_LOCK_TIMEOUT_MS = 3200;
 
-/** The prefix of a field's sort column names: `hb_o_` and a digest of its path (a path may be
- *  longer than a column name may be; the path itself is the `_r` column's comment). */
+/** Hex characters of the path's digest in its column names (128 bits: no two paths are found
+ *  to share a name, even on purpose; `hb_o_`, the digest and `_ok` stay within PostgreSQL's 63
+ *  bytes a name). */
+const DIGEST_CHARS = 32;
+
+/** The prefix of a field's sort column names: `hb_o_` and a digest (sha256) of its path (a path
+ *  may be longer than a column name may be). The path itself is the `_r` column's comment, and
+ *  the columns serve a field only where that comment is the field's path (sortColumnOwner): the
+ *  name alone is never trusted to say whose values the columns hold. */
 export function sortColumnBase(path: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193) >>> 0;
-  return `hb_o_${h.toString(36)}`;
+  return `hb_o_${createHash('sha256').update(path, 'utf8').digest('hex').slice(0, DIGEST_CHARS)}`;
 }
+
+/** The prefix of the columns a `_r` column's name belongs to. */
+export const baseOfColumn = (name: string): string => name.slice(0, -2);
+
+/** A table's sort columns as its catalogue lists them: each `_r` column's prefix, the path its
+ *  comment names (null without one) and whether its constraint is validated. */
+export interface SortColumnRow { name: string; path: string | null; ready: boolean }
+
+/** Whether the columns of prefix `base`, whose comment names `path`, are `path`'s own: their
+ *  name is the digest of the path they say they hold. Columns under a name that is not their
+ *  path's digest (another naming, a table edited by hand) serve no field, and no field's columns
+ *  are added under a name already taken by another path's. */
+export const sortColumnOwner = (base: string, path: string | null): path is string => path !== null && sortColumnBase(path) === base;
 
 /** The sort keys of a field over its columns, in the order of the raw keys (rank, number, string,
  *  array); `_id` sorts by the id column itself (a string, in code point order). */
@@ -94,27 +113,29 @@ export function sortsByColumns(sort: SortKey[], ready: ReadonlySet<string> | und
   return !!ready && sort.length > 0 && sort.every((k) => k.path === '_id' || ready.has(k.path));
 }
 
-/** A table's sort columns as its catalogue says: field path → whether its constraint is
- *  validated (the columns are filled for every row). */
+/** A table's sort columns as its catalogue says (SortColumnRow): each `_r` column's name, the
+ *  path its comment holds, whether its constraint is validated (the columns filled for every
+ *  row). */
 export const SORT_COLUMNS_STATE_SQL = `
-  SELECT col_description(a.attrelid, a.attnum) AS path, coalesce(c.convalidated, false) AS ready
+  SELECT a.attname AS name, col_description(a.attrelid, a.attnum) AS path, coalesce(c.convalidated, false) AS ready
   FROM pg_attribute a
   LEFT JOIN pg_constraint c ON c.conrelid = a.attrelid AND c.conname = left(a.attname, length(a.attname) - 2) || '_ok'
   WHERE a.attrelid = to_regclass($1) AND a.attname LIKE 'hb\\_o\\_%\\_r' AND NOT a.attisdropped`;
 
 /** The statements (one transaction, after the table's advisory lock) that give `path` its sort
- *  columns, given the fields that have them already, and set the trigger that fills them for
- *  every field. */
-export function addSortColumnsSql(table: string, path: string, existing: string[], lockTimeoutMs = LOCK_TIMEOUT_MS): string[] {
+ *  columns, given the columns the table has already (each prefix and the path its comment holds),
+ *  and set the trigger that fills them all: every column with a constraint must be filled on
+ *  every write, whether or not it serves a field. */
+export function addSortColumnsSql(table: string, path: string, existing: Array<{ base: string; path: string }>, lockTimeoutMs = LOCK_TIMEOUT_MS): string[] {
   pathExpr(path); // refuses a path that is not one
   const b = sortColumnBase(path);
-  const fields = [...existing.filter((f) => f !== path), path];
-  const args = fields.flatMap((f) => [quoteLiteral(f), quoteLiteral(sortColumnBase(f))]).join(', ');
+  if (existing.some((e) => e.base === b)) throw new Error(`sort columns ${b} exist already`);
+  const fields = [...existing, { base: b, path }];
+  const args = fields.flatMap((f) => [quoteLiteral(f.path), quoteLiteral(f.base)]).join(', ');
   return [
     `SET LOCAL lock_timeout = '${Math.round(lockTimeoutMs)}ms'`,
-    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${b}_r smallint, ADD COLUMN IF NOT EXISTS ${b}_n float8,`
-      + ` ADD COLUMN IF NOT EXISTS ${b}_s text COLLATE "C"`,
-    `ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${b}_ok, ADD CONSTRAINT ${b}_ok CHECK (${b}_r IS NOT NULL) NOT VALID`,
+    `ALTER TABLE ${table} ADD COLUMN ${b}_r smallint, ADD COLUMN ${b}_n float8, ADD COLUMN ${b}_s text COLLATE "C"`,
+    `ALTER TABLE ${table} ADD CONSTRAINT ${b}_ok CHECK (${b}_r IS NOT NULL) NOT VALID`,
     `COMMENT ON COLUMN ${table}.${b}_r IS ${quoteLiteral(path)}`,
     `DROP TRIGGER IF EXISTS hb_sort_columns ON ${table}`,
     `CREATE TRIGGER hb_sort_columns BEFORE INSERT OR UPDATE OF doc ON ${table} FOR EACH ROW EXECUTE FUNCTION hb_sort_columns(${args})`,
