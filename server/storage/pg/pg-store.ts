@@ -80,12 +80,14 @@ export class PgDocStore implements Store {
 
   async find(q: StoreQuery): Promise<QueryResult> {
     const ordered = q.sort.length || q.window ? await this.orderedFields() : undefined;
-    // Sort columns: a page sorted on fields no index orders asks for them (made in the
-    // background) and sorts by them once they are ready. Not inside a write group: its
-    // transaction must not wait on the table's lock, and the answer is the same without.
+    // Sort columns: a page sorted on fields no index orders sorts by them once they are ready,
+    // and asks for those of its fields that its records hold (made in the background). Not
+    // inside a write group: its transaction must not wait on the table's lock, and the answer is
+    // the same without.
     const columns = q.sort.length && !activeWriteGroup() ? await this.sortColumns.forSort(q.sort, ordered) : undefined;
+    const ask = columns ? (docs: Doc[]) => this.sortColumns.answered(q.sort, docs) : undefined;
     try {
-      return await this.findWith(q, ordered, columns);
+      return await this.findWith(q, ordered, columns, ask);
     } catch (err) {
       // A table made anew since (a snapshot restored by rebuilding it, in this or another
       // process) has no sort columns yet: read again without them.
@@ -95,7 +97,9 @@ export class PgDocStore implements Store {
     }
   }
 
-  private async findWith(q: StoreQuery, ordered: ReadonlySet<string> | undefined, columns: ReadonlySet<string> | undefined): Promise<QueryResult> {
+  /** `answered`: told the page's records, whole (before projection). */
+  private async findWith(q: StoreQuery, ordered: ReadonlySet<string> | undefined, columns: ReadonlySet<string> | undefined,
+    answered?: (docs: Doc[]) => void): Promise<QueryResult> {
     const { page, count } = listSql(this.table, q, ordered, columns);
     // Inside a write group a list sees the group's own writes, which nobody else may see yet.
     const counts = activeWriteGroup() ? undefined : this.db.counts;
@@ -109,6 +113,7 @@ export class PgDocStore implements Store {
     // digest collision) means the page is read again with the tests on every match.
     if (page.exact && rows.some((r) => r.ok === false)) rows = await this.pageRows(page.exact);
     let data = rows.map((r) => r.doc);
+    answered?.(data);
     if (total === undefined) {
       // A page that ends the list says how long the list is, from the same reading: no count.
       const ends = q.window

@@ -1,9 +1,11 @@
 // The sort columns of one store table (sort-columns.ts) as this process knows them: which fields
 // have ready ones (read from the table's catalogue, trusted for STATE_TTL_MS: another process may
 // have readied more meanwhile, and a page without them is answered the same, only slower), and
-// the making of a field's columns when a page first sorts on it: added, then filled, in the
-// background, one field at a time per process and per table across processes.
-import type { SortKey } from '../query.js';
+// the making of a field's columns when a page first sorts on it and one of the page's records
+// holds the field: added, then filled, in the background, one field at a time per process and
+// per table across processes.
+import { getPath } from '../doc-path.js';
+import type { Doc, SortKey } from '../query.js';
 import type { PgDatabase } from './database.js';
 import { addSortColumnsSql, backfillSql, baseOfColumn, LOCK_TIMEOUT_MS, MAX_LOCK_TIMEOUT_MS, MAX_SORT_FIELDS, sortColumnBase, sortColumnOwner, SORT_COLUMNS_STATE_SQL, validateSql, type SortColumnRow } from './sort-columns.js';
 
@@ -22,6 +24,8 @@ interface State { ready: Set<string>; present: Map<string, boolean>; bases: Set<
 
 export class SortColumns {
   private state?: State;
+  /** The state as last read (kept when `state` is let go to be read again). */
+  private last?: State;
   private readonly filling = new Map<string, Promise<void>>();
   private readonly failedAt = new Map<string, number>();
   /** Failed tries per field since its last success (each doubles the wait for the lock). */
@@ -33,17 +37,30 @@ export class SortColumns {
   constructor(private readonly db: PgDatabase, private readonly table: string) {}
 
   /** Forgets what was read of the table (a table made anew has none). */
-  forget(): void { this.state = undefined; }
+  forget(): void { this.state = this.last = undefined; }
 
   /** For a sort whose first key no index orders (`ordered`: the fields with ordered indexes;
-   *  createdAt and _id have their own), the fields with ready sort columns, after asking for
-   *  the columns of the sort's other fields; undefined for a sort an index gives. */
+   *  createdAt and _id have their own), the fields with ready sort columns; undefined for a sort
+   *  an index gives. The columns of the sort's other fields are asked for by `answered`, once the
+   *  page is read. */
   async forSort(sort: SortKey[], ordered: ReadonlySet<string> | undefined): Promise<ReadonlySet<string> | undefined> {
     const first = sort[0]?.path;
     if (!first || first === 'createdAt' || first === '_id' || ordered?.has(first)) return undefined;
-    const st = await this.read();
-    for (const { path } of sort) if (path !== '_id' && !st.ready.has(path)) this.request(path, st);
-    return st.ready;
+    return (await this.read()).ready;
+  }
+
+  /** After a page that forSort served (`docs`: its records, whole): asks for the columns of each
+   *  sorted field without ready ones that one of the page's records holds (any value, null
+   *  included). A field no record of the page holds gets none: every caller who may list chooses
+   *  the sort, and each field's columns cost a fill of the whole table, lasting room and a little
+   *  on every write, so a made-up name must not give a table columns. */
+  answered(sort: SortKey[], docs: readonly Doc[]): void {
+    const st = this.last;
+    if (!st) return; // forgotten meanwhile (a table made anew): the next page asks
+    for (const { path } of sort) {
+      if (path === '_id' || st.ready.has(path)) continue;
+      if (docs.some((d) => getPath(d, path) !== undefined)) this.request(path, st);
+    }
   }
 
   /** Resolves once the columns asked for so far are made (or given up on): for tests. */
@@ -57,6 +74,7 @@ export class SortColumns {
     const present = new Map<string, boolean>();
     for (const r of rows) if (sortColumnOwner(baseOfColumn(r.name), r.path)) present.set(r.path, r.ready);
     this.state = { ready: new Set([...present].filter(([, ready]) => ready).map(([p]) => p)), present, bases: new Set(rows.map((r) => baseOfColumn(r.name))), at: performance.now() };
+    this.last = this.state;
     return this.state;
   }
 

@@ -313,6 +313,26 @@ describe.skipIf(!pgBin)('sort columns', () => {
     await page('-b');
   });
 
+  it('are made only for a field that a record of the page holds: a sort on made-up names adds nothing', async () => {
+    const store = await suite.db.store('w9', 'collections/public');
+    const docs = docsOf(600);
+    await store.insertMany(docs);
+    for (const sort of ['nosuch1', '-nosuch2', 'o.nosuch3', 'nosuch4,-v', '-v']) {
+      const q = parseListQuery({ sort, limit: '40' }, {});
+      expect((await store.find(q)).data.map((d) => d._id), sort).toEqual(queryDocs(docs, q).data.map((d) => d._id));
+    }
+    await store.sortColumns.settled();
+    const v = sortColumnBase('v');
+    expect(await columnsOf(suite.db.pool, store.table)).toEqual([`${v}_n`, `${v}_r`, `${v}_s`]);
+    expect(await validated(suite.db.pool, store.table)).toEqual([`${v}_ok`]);
+    // A field the page's record holds, nested, even as null: columns.
+    const q = parseListQuery({ sort: '-o.w', 'filter[n][$gte]': '9', 'filter[n][$lte]': '9', limit: '40' }, {});
+    expect(queryDocs(docs, q).data.map((d) => d.o)).toEqual([{ w: null }]);
+    expect((await store.find(q)).data.map((d) => d._id)).toEqual(queryDocs(docs, q).data.map((d) => d._id));
+    await store.sortColumns.settled();
+    expect(await validated(suite.db.pool, store.table)).toEqual([v, sortColumnBase('o.w')].map((b) => `${b}_ok`).sort());
+  });
+
   it('put off the exact equality test to the page, and read the page again when a row fails it', async () => {
     const url = await suite.cluster.createDatabase('collide');
     const db = await PgDatabase.open(url);
