@@ -182,6 +182,36 @@ test('older messages page in, 50 at a time, in order', async ({ signedIn: page, 
   await expect(items).toHaveCount(60);
 });
 
+test('a message that arrives while the newest page is loading stays on the page', async ({ signedIn: page, ws }) => {
+  const channel = (await ws.api('POST', '/chats/channels', { name: 'race' })).body as { _id: string };
+  // The page's fetch of its newest messages is read from the server at once (before the message
+  // below exists) and handed to the page only after that message's live event has been shown.
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  let read!: () => void;
+  const readEarly = new Promise<void>((r) => { read = r; });
+  await page.route(`**/chats/${channel._id}/messages*`, async (route) => {
+    if (route.request().method() !== 'GET') return route.fallback();
+    const response = await route.fetch();
+    read();
+    await held;
+    await route.fulfill({ response });
+  });
+  await page.goto(`/app/${ws.id}/chats/${channel._id}`);
+  await expect(page.getByRole('status').filter({ hasText: /Live/ })).toHaveText(/^Live/);
+  await readEarly;
+  expect((await ws.api('POST', `/chats/${channel._id}/messages`, { text: 'arrived while loading' })).status).toBe(201);
+  const log = page.getByRole('log', { name: 'Messages' });
+  await expect(log).toContainText('arrived while loading');
+  const answered = page.waitForResponse((r) => r.url().includes(`/chats/${channel._id}/messages`) && r.request().method() === 'GET');
+  release();
+  await answered;
+  // Two frames: the stale page has been applied and rendered.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await expect(page.getByText('No message yet.')).toHaveCount(0);
+  await expect(log).toContainText('arrived while loading');
+});
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 async function freePort(): Promise<number> {
