@@ -239,6 +239,20 @@ function indexOrdered(sort: SortKey[], ordered?: ReadonlySet<string>): boolean {
  *  tests on every match, to read instead when a row answers `ok` false. */
 export interface PageSql { text: string; values: unknown[]; exact?: { text: string; values: unknown[] } }
 
+/** A page read from sort columns. `exactWhere` (with its values) selects the matches with every
+ *  test; the page returned puts the exact tests of its equality conditions off to the page's
+ *  rows (candidates by digest only), with the exact page beside it to read again when a row fails
+ *  one. `seek` adds a keyset position to a WHERE built with the given parameters. */
+function columnsPage(table: string, q: StoreQuery, keys: SortKey[], limit: number, offset: number,
+  exactWhere: string, exactValues: unknown[], seek: (where: string, p: Params) => string): PageSql {
+  const exact = { text: columnsPageSql(table, exactWhere, [], keys, limit, offset), values: exactValues };
+  const dp = new Params();
+  const rechecks: string[] = [];
+  const candidates = whereSql(q.conditions, dp, q.or, rechecks);
+  if (!rechecks.length) return exact;
+  return { text: columnsPageSql(table, seek(candidates, dp), rechecks, keys, limit, offset), values: dp.values, exact };
+}
+
 /** The page query and the count query of a list. `ordered`: the fields with ordered indexes
  *  (orderedIndexesSql), whose one-key sorts read only the page from them. `sortColumns`: the
  *  fields with ready sort columns (sort-columns.ts), which a page sorted on fields no index
@@ -263,12 +277,8 @@ export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<stri
     };
     if (!key && !indexOrdered(keys, ordered) && sortsByColumns(keys, sortColumns)) {
       // From the sort columns, the position tested on them too.
-      const exact = { text: columnsPageSql(table, seekAnd(where, wp, columnTerms), [], keys, limit, offset), values: wp.values };
-      const dp = new Params();
-      const rechecks: string[] = [];
-      const candidates = whereSql(q.conditions, dp, q.or, rechecks);
-      if (!rechecks.length) return { count, page: exact };
-      return { count, page: { text: columnsPageSql(table, seekAnd(candidates, dp, columnTerms), rechecks, keys, limit, offset), values: dp.values, exact } };
+      const page = columnsPage(table, q, keys, limit, offset, seekAnd(where, wp, columnTerms), wp.values, (w, sp) => seekAnd(w, sp, columnTerms));
+      return { count, page };
     }
     const filter = seekAnd(where, wp);
     const text = key ? orderedPageSql(table, filter, key, limit + offset, limit, offset) : `SELECT doc FROM ${table} ${filter} ${orderSql(keys)} LIMIT ${limit} OFFSET ${offset}`;
@@ -277,12 +287,7 @@ export function listSql(table: string, q: StoreQuery, ordered?: ReadonlySet<stri
   const [limit, offset] = [Math.floor(q.limit), Math.floor(q.offset)];
   const key = one(q.sort);
   if (!key && !indexOrdered(q.sort, ordered) && sortsByColumns(q.sort, sortColumns)) {
-    const exact = { text: columnsPageSql(table, where, [], q.sort, limit, offset), values: p.values };
-    const dp = new Params();
-    const rechecks: string[] = [];
-    const candidates = whereSql(q.conditions, dp, q.or, rechecks);
-    if (!rechecks.length) return { count, page: exact };
-    return { count, page: { text: columnsPageSql(table, candidates, rechecks, q.sort, limit, offset), values: dp.values, exact } };
+    return { count, page: columnsPage(table, q, q.sort, limit, offset, where, p.values, (w) => w) };
   }
   const page = {
     text: key ? orderedPageSql(table, where, key, limit + offset, limit, offset)
